@@ -1,0 +1,1523 @@
+/* bmm.h - batched small matrix multiply, C[b] = alpha*A[b]*B[b] + beta*C[b] (+bias)
+   version 0.1.0, public domain / MIT (see end of file)
+
+   What: one descriptor (bmm_problem) describes any batched matmul that numpy's
+   `matmul` can express without copies: up to 4 broadcast batch dims, any element
+   strides (transposes, column-major, batch-innermost), alpha/beta, a bias row.
+   A threshold table (data, not code) picks the kernel family ("strategy") per
+   shape; bmm_explain says which rule matched and why.
+
+   Use: in exactly one C or C++ file
+       #define BMM_IMPLEMENTATION
+       #include "bmm.h"          (pulls in bmm_cpu.h; keep both files together)
+   and plain `#include "bmm.h"` elsewhere. For the GPU, do the same with
+   "bmm_cuda.cuh" in one .cu file instead (it includes bmm.h itself).
+
+       float A[1000][3][25], B[1000][25][1], C[1000][3][1];
+       bmm_problem p = bmm_problem_rowmajor(BMM_F32, 1000, 3, 1, 25, A, B, C);
+       bmm_status s = bmm_cpu(&p);
+       if (s != BMM_OK) fprintf(stderr, "bmm: %s\n", bmm_last_error());
+
+   Configuration macros (define before the implementation include):
+     BMM_CPU_TABLE        name of a `static const bmm_table_rule[]` array that
+                          replaces the compiled-in CPU default table
+     BMM_FORCE_CPU_STRATEGY  a bmm_strategy (e.g. BMM_CPU_DOT) that every AUTO
+                          CPU call uses instead of the table
+     BMM_NO_THREADS       no locking (single-threaded programs, no pthreads)
+     BMM_API              linkage of the public functions (default: extern)
+   Run-time configuration:
+     bmm_set_table(), bmm_load_table_file(), and the environment variable
+     BMM_TABLE_FILE (a table file read at the first call; see README.md).
+
+   Errors: every function returns a bmm_status; bmm_last_error() gives this
+   thread's last detailed message. Bad input never writes C.
+*/
+#ifndef BMM_H
+#define BMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef BMM_API
+#define BMM_API extern
+#endif
+
+#ifdef __CUDACC__
+#define BMM_HD __host__ __device__
+#else
+#define BMM_HD
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BMM_VERSION "0.1.0"
+#define BMM_MAX_BATCH_DIMS 4
+#define BMM_TABLE_MAX_RULES 64
+#define BMM_NOTE_LEN 96
+
+/* ---- the axes, each written once --------------------------------------- */
+
+/* X(ENUM, name, C type, bytes). F16/BF16 will be one line each here. */
+#define BMM_DTYPES(X)   \
+  X(F32, f32, float, 4) \
+  X(F64, f64, double, 8)
+
+/* X(ENUM, name, description). Derived from strides by validation. */
+#define BMM_LAYOUTS(X)                                                    \
+  X(ROWMAJOR, rowmajor, "A[b][m][k], B[b][k][n], C[b][m][n], all packed") \
+  X(SHARED_B, shared_b, "as rowmajor but one B for every batch entry")    \
+  X(BATCH_INNER, batch_inner, "element (b,i,j) at (i*cols+j)*batch+b")    \
+  X(GENERAL, general, "any other strides")
+
+#define BMM_L_ROWMAJOR (1u << BMM_LAYOUT_ROWMAJOR)
+#define BMM_L_SHARED_B (1u << BMM_LAYOUT_SHARED_B)
+#define BMM_L_BATCH_INNER (1u << BMM_LAYOUT_BATCH_INNER)
+#define BMM_L_GENERAL (1u << BMM_LAYOUT_GENERAL)
+#define BMM_L_ALL (BMM_L_ROWMAJOR | BMM_L_SHARED_B | BMM_L_BATCH_INNER | BMM_L_GENERAL)
+
+/* Strategies: X(ENUM, name, layouts it handles, max m, max n, max k (0 = no
+   limit), what it is). Validation rejects a forced strategy outside its
+   claim; a table rule whose strategy does not claim a problem is skipped.
+   Kernels must be correct for everything they claim. */
+#define BMM_CPU_STRATEGIES(X)                                                   \
+  X(CPU_REF, cpu_ref, BMM_L_ALL, 0, 0, 0, "plain loops, any strides")           \
+  X(CPU_DOT, cpu_dot, BMM_L_ALL, 0, 0, 0, "contiguous-K dot / N-vector axpy")   \
+  X(CPU_SMALL, cpu_small, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 16, 16, 0,           \
+    "fixed-size register micro-kernels")                                        \
+  X(CPU_BLOCKED, cpu_blocked, BMM_L_ALL, 0, 0, 0, "packed cache-blocked tiles") \
+  X(CPU_BATCH_SIMD, cpu_batch_simd, BMM_L_BATCH_INNER, 0, 0, 0,                 \
+    "SIMD across the batch for batch-innermost")
+
+#define BMM_CUDA_STRATEGIES(X)                                                   \
+  X(CUDA_LOOP, cuda_loop, BMM_L_ALL, 0, 0, 0, "a thread per C element")          \
+  X(CUDA_WARP, cuda_warp, BMM_L_ALL, 0, 0, 0, "sub-warp per C element, split K") \
+  X(CUDA_STAGED, cuda_staged, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 32, 32, 128,      \
+    "batch groups staged in shared memory")                                      \
+  X(CUDA_TILED, cuda_tiled, BMM_L_ALL, 0, 0, 0, "shared+register tiles")         \
+  X(CUDA_BATCH_INNER, cuda_batch_inner, BMM_L_BATCH_INNER, 0, 0, 0,              \
+    "a thread per batch entry, loads coalesced across the batch")                \
+  X(CUDA_CUBLAS, cuda_cublas, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 0, 0, 0,          \
+    "cublasGemmStridedBatchedEx (needs BMM_WITH_CUBLAS)")
+
+/* X(ENUM, message) */
+#define BMM_STATUSES(X)                                               \
+  X(OK, "success")                                                    \
+  X(NULL_POINTER, "a pointer that the problem needs is NULL")         \
+  X(BAD_DTYPE, "dtype unset or unknown")                              \
+  X(BAD_STRATEGY, "strategy unknown")                                 \
+  X(BAD_SIZE, "negative size or bad number of batch dims")            \
+  X(BAD_STRIDE, "zero stride on a dimension of size > 1")             \
+  X(OVERFLOW, "a size or offset product overflows int64")             \
+  X(C_OVERLAP, "C overlaps A, B or bias")                             \
+  X(C_SELF_OVERLAP, "C's strides may map two outputs to one address") \
+  X(WRONG_BACKEND, "strategy belongs to another backend")             \
+  X(UNSUPPORTED, "the forced strategy does not handle this problem")  \
+  X(BAD_TABLE, "threshold table invalid")                             \
+  X(TABLE_FILE, "table file unreadable or malformed")                 \
+  X(NOT_COMPILED, "backend or strategy not compiled in")              \
+  X(NO_DEVICE, "no usable CUDA device")                               \
+  X(BAD_DEVICE_POINTER, "pointer not accessible from the device")     \
+  X(CUDA_ERROR, "CUDA runtime error")
+
+/* ---- enums ------------------------------------------------------------- */
+
+/* dtype 0 is UNSET, not a default: guessing float for a double buffer would
+   be a silent wrong answer, so validation rejects it. */
+typedef enum bmm_dtype {
+  BMM_DTYPE_UNSET = 0,
+#define BMM__X(E, n, T, s) BMM_##E,
+  BMM_DTYPES(BMM__X)
+#undef BMM__X
+      BMM_DTYPE_COUNT
+} bmm_dtype;
+
+typedef enum bmm_layout {
+#define BMM__X(E, n, d) BMM_LAYOUT_##E,
+  BMM_LAYOUTS(BMM__X)
+#undef BMM__X
+      BMM_LAYOUT_COUNT
+} bmm_layout;
+
+typedef enum bmm_strategy {
+  BMM_STRATEGY_AUTO = 0,
+#define BMM__X(E, n, l, mm, mn, mk, d) BMM_##E,
+  BMM_CPU_STRATEGIES(BMM__X) BMM_CUDA_STRATEGIES(BMM__X)
+#undef BMM__X
+      BMM_STRATEGY_COUNT
+} bmm_strategy;
+
+typedef enum bmm_backend {
+  BMM_BACKEND_AUTO = 0,
+  BMM_BACKEND_CPU,
+  BMM_BACKEND_CUDA,
+  BMM_BACKEND_COUNT
+} bmm_backend;
+
+typedef enum bmm_status {
+#define BMM__X(E, msg) BMM_##E,
+  BMM_STATUSES(BMM__X)
+#undef BMM__X
+      BMM_STATUS_COUNT
+} bmm_status;
+
+/* ---- the problem ------------------------------------------------------- */
+
+/* One operand: element strides (not bytes), any sign. Strides of a dimension
+   of size 1 are ignored. batch_stride[d] = 0 broadcasts over batch dim d. */
+typedef struct bmm_operand {
+  const void *ptr;
+  int64_t row_stride, col_stride;
+  int64_t batch_stride[BMM_MAX_BATCH_DIMS];
+} bmm_operand;
+
+/* C[b] (m x n) = alpha * A[b] (m x k) * B[b] (k x n) + beta * C[b] + bias.
+   batch[0..batch_dims) are C's batch dims, outermost first (numpy order).
+   alpha and beta are used as given (0 is a value, not "default"): use a
+   bmm_problem_* helper, which sets alpha = 1, beta = 0. beta == 0 never reads
+   C; alpha == 0 or k == 0 never reads A or B. bias, if not NULL, holds n
+   contiguous elements added to every row of every C[b]. c.ptr is written
+   through, although the field is const (one operand type for all three). */
+typedef struct bmm_problem {
+  bmm_dtype dtype;
+  int64_t m, n, k;
+  int batch_dims;
+  int64_t batch[BMM_MAX_BATCH_DIMS];
+  bmm_operand a, b, c;
+  const void *bias;
+  double alpha, beta;
+  bmm_strategy strategy; /* AUTO (0): the table decides */
+} bmm_problem;
+
+/* ---- the threshold table ----------------------------------------------- */
+
+/* A rule matches when dtype and layout are in its masks (0 = any) and every
+   size lies in [min, max] (max 0 = no upper bound). Tunables 0 = the
+   strategy's default; each strategy documents which it reads. */
+typedef struct bmm_table_rule {
+  unsigned dtypes;  /* bit (1u << bmm_dtype) */
+  unsigned layouts; /* BMM_L_* bits */
+  int64_t m_min, m_max, n_min, n_max, k_min, k_max, batch_min, batch_max;
+  bmm_strategy strategy;
+  int threads;             /* threads per block (CUDA), threads (CPU) */
+  int batch_per_block;     /* batch entries per block / per CPU chunk */
+  int lanes;               /* sub-warp width (CUDA_WARP) */
+  int vec;                 /* load width in bytes (0 = widest aligned) */
+  int tile;                /* tile edge (TILED/BLOCKED) */
+  int pad;                 /* shared-memory padding or bank skew, elements */
+  char note[BMM_NOTE_LEN]; /* provenance: device, date, command */
+} bmm_table_rule;
+
+#define BMM_DT(d) (1u << (d))
+
+/* What validation resolved: batch dims squeezed and merged, layout class,
+   the chosen strategy and rule. Kernels read only this. */
+typedef struct bmm_plan {
+  bmm_dtype dtype;
+  bmm_layout layout;
+  bmm_backend backend;
+  int64_t m, n, k, batch; /* batch = product of dims */
+  int ndims;
+  int64_t dims[BMM_MAX_BATCH_DIMS];
+  bmm_operand a, b, c;
+  const void *bias;
+  double alpha, beta;
+  int use_ab; /* alpha != 0 && k > 0 */
+  int read_c; /* beta != 0 */
+  bmm_strategy strategy;
+  int rule_index; /* -1 when forced */
+  bmm_table_rule rule;
+} bmm_plan;
+
+/* ---- functions --------------------------------------------------------- */
+
+BMM_API const char *bmm_status_name(bmm_status s);
+BMM_API const char *bmm_status_string(bmm_status s);
+BMM_API const char *bmm_dtype_name(bmm_dtype d);
+BMM_API const char *bmm_layout_name(bmm_layout l);
+BMM_API const char *bmm_strategy_name(bmm_strategy s);
+BMM_API const char *bmm_backend_name(bmm_backend b);
+BMM_API size_t bmm_dtype_size(bmm_dtype d);
+BMM_API bmm_backend bmm_strategy_backend(bmm_strategy s);
+/* This thread's last detailed error message ("" after success). */
+BMM_API const char *bmm_last_error(void);
+
+/* Packed row-major C[batch][m][n] = A[batch][m][k] * B[batch][k][n]. */
+BMM_API bmm_problem bmm_problem_rowmajor(bmm_dtype dt, int64_t batch, int64_t m, int64_t n,
+                                         int64_t k, const void *a, const void *b, void *c);
+
+/* Validate and resolve (no table lookup when p->strategy is forced). */
+BMM_API bmm_status bmm_plan_problem(const bmm_problem *p, bmm_backend backend, bmm_plan *out);
+/* Does strategy s claim this plan (layout, size limits)? */
+BMM_API int bmm_strategy_supports(bmm_strategy s, const bmm_plan *plan);
+
+/* Run on the CPU: p->strategy AUTO (table) or forced. */
+BMM_API bmm_status bmm_cpu(const bmm_problem *p);
+/* One entry point per CPU strategy: bmm_cpu_ref(), bmm_cpu_dot(), ... */
+#define BMM__X(E, name, l, mm, mn, mk, d) BMM_API bmm_status bmm_##name(const bmm_problem *p);
+BMM_CPU_STRATEGIES(BMM__X)
+#undef BMM__X
+
+/* The test oracle: the problem computed in long double into out[batch][m][n]
+   (packed, batch flattened in C's dim order), C itself untouched. mag, if not
+   NULL, gets |alpha|*sum|a||b| + |beta*c| + |bias| per element, the scale of
+   the rounding error bound. Same validation as bmm_cpu(). */
+BMM_API bmm_status bmm_reference(const bmm_problem *p, long double *out, long double *mag);
+
+/* One line: problem, layout, strategy and tunables, which rule matched and
+   why earlier rules did not. Runs nothing. The CUDA backend is explained when
+   the implementation was compiled from bmm_cuda.cuh (else NOT_COMPILED). */
+BMM_API bmm_status bmm_explain(const bmm_problem *p, bmm_backend backend, char *buf, size_t len);
+
+/* Replace the active table of a backend (copied; validated first: strategies of
+   that backend, min <= max, last rule a catch-all whose strategy handles any
+   problem). rules == NULL resets to the default (the BMM_TABLE_FILE rules if
+   that variable is set, else the compiled table). */
+BMM_API bmm_status bmm_set_table(bmm_backend backend, const bmm_table_rule *rules, int count);
+/* Parse table text (format in README.md). All or nothing: on error *count is 0
+   and the message names the line and what was expected. Rules of both
+   backends may be mixed; their order is kept. */
+BMM_API bmm_status bmm_table_parse(const char *text, bmm_table_rule *rules, int max_rules,
+                                   int *count);
+/* Parse a file and install its rules (per backend, each validated as by
+   bmm_set_table) or nothing at all. */
+BMM_API bmm_status bmm_load_table_file(const char *path);
+/* Write rules in the file format. Returns the length needed (like snprintf). */
+BMM_API size_t bmm_table_format(const bmm_table_rule *rules, int count, char *buf, size_t len);
+/* Write the active table of a backend (CPU; CUDA from bmm_cuda.cuh builds) in
+   the file format; snprintf-like. arch: CUDA compute capability*10 (90 for
+   sm_90), ignored for the CPU. */
+BMM_API size_t bmm_table_print(bmm_backend backend, int arch, char *buf, size_t len);
+/* The active rules of a backend (copied into rules[max]). */
+BMM_API bmm_status bmm_table_get(bmm_backend backend, int arch, bmm_table_rule *rules,
+                                 int max_rules, int *count);
+
+/* Offsets (elements) of batch entry `b` in A, B and C. */
+static inline BMM_HD void bmm_batch_offsets(const bmm_plan *p, int64_t b, int64_t *oa, int64_t *ob,
+                                            int64_t *oc) {
+  int64_t xa = 0, xb = 0, xc = 0;
+  int d;
+  for (d = p->ndims - 1; d >= 0; --d) {
+    int64_t i = b % p->dims[d];
+    b /= p->dims[d];
+    xa += i * p->a.batch_stride[d];
+    xb += i * p->b.batch_stride[d];
+    xc += i * p->c.batch_stride[d];
+  }
+  *oa = xa;
+  *ob = xb;
+  *oc = xc;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BMM_H */
+
+/* ======================================================================== */
+#ifdef BMM_IMPLEMENTATION
+#ifndef BMM__IMPLEMENTED
+#define BMM__IMPLEMENTED
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if !defined(BMM_NO_THREADS)
+#if defined(_WIN32)
+#include <windows.h>
+#else
+#include <pthread.h>
+#endif
+#endif
+
+#if defined(_MSC_VER)
+#define BMM__TLS __declspec(thread)
+#elif defined(__cplusplus) && __cplusplus >= 201103L
+#define BMM__TLS thread_local
+#else
+#define BMM__TLS __thread
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- names and messages ------------------------------------------------ */
+
+static BMM__TLS char bmm__err[512];
+
+const char *bmm_last_error(void) { return bmm__err; }
+
+static bmm_status bmm__fail(bmm_status s, const char *fmt, ...) {
+  va_list ap;
+  int n = snprintf(bmm__err, sizeof bmm__err, "%s: ", bmm_status_name(s));
+  va_start(ap, fmt);
+  if (n > 0 && (size_t)n < sizeof bmm__err)
+    vsnprintf(bmm__err + n, sizeof bmm__err - (size_t)n, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+/* The last message without its "STATUS: " prefix, to wrap it in another. */
+static const char *bmm__err_body(void) {
+  const char *c = strstr(bmm__err, ": ");
+  return c ? c + 2 : bmm__err;
+}
+
+static bmm_status bmm__ok(void) {
+  bmm__err[0] = 0;
+  return BMM_OK;
+}
+
+const char *bmm_status_name(bmm_status s) {
+  switch (s) {
+#define BMM__X(E, msg) \
+  case BMM_##E: return #E;
+    BMM_STATUSES(BMM__X)
+#undef BMM__X
+  default: return "UNKNOWN_STATUS";
+  }
+}
+
+const char *bmm_status_string(bmm_status s) {
+  switch (s) {
+#define BMM__X(E, msg) \
+  case BMM_##E: return msg;
+    BMM_STATUSES(BMM__X)
+#undef BMM__X
+  default: return "unknown status";
+  }
+}
+
+const char *bmm_dtype_name(bmm_dtype d) {
+  switch (d) {
+#define BMM__X(E, n, T, s) \
+  case BMM_##E: return #n;
+    BMM_DTYPES(BMM__X)
+#undef BMM__X
+  default: return "unset";
+  }
+}
+
+size_t bmm_dtype_size(bmm_dtype d) {
+  switch (d) {
+#define BMM__X(E, n, T, s) \
+  case BMM_##E: return s;
+    BMM_DTYPES(BMM__X)
+#undef BMM__X
+  default: return 0;
+  }
+}
+
+const char *bmm_layout_name(bmm_layout l) {
+  switch (l) {
+#define BMM__X(E, n, d) \
+  case BMM_LAYOUT_##E: return #n;
+    BMM_LAYOUTS(BMM__X)
+#undef BMM__X
+  default: return "unknown";
+  }
+}
+
+const char *bmm_strategy_name(bmm_strategy s) {
+  switch (s) {
+  case BMM_STRATEGY_AUTO: return "auto";
+#define BMM__X(E, n, l, mm, mn, mk, d) \
+  case BMM_##E: return #n;
+    BMM_CPU_STRATEGIES(BMM__X)
+    BMM_CUDA_STRATEGIES(BMM__X)
+#undef BMM__X
+  default: return "unknown";
+  }
+}
+
+const char *bmm_backend_name(bmm_backend b) {
+  switch (b) {
+  case BMM_BACKEND_AUTO: return "auto";
+  case BMM_BACKEND_CPU: return "cpu";
+  case BMM_BACKEND_CUDA: return "cuda";
+  default: return "unknown";
+  }
+}
+
+bmm_backend bmm_strategy_backend(bmm_strategy s) {
+  switch (s) {
+#define BMM__X(E, n, l, mm, mn, mk, d) \
+  case BMM_##E: return BMM_BACKEND_CPU;
+    BMM_CPU_STRATEGIES(BMM__X)
+#undef BMM__X
+#define BMM__X(E, n, l, mm, mn, mk, d) \
+  case BMM_##E: return BMM_BACKEND_CUDA;
+    BMM_CUDA_STRATEGIES(BMM__X)
+#undef BMM__X
+  default: return BMM_BACKEND_AUTO;
+  }
+}
+
+/* The claim of a strategy, from the lists. */
+static void bmm__claim(bmm_strategy s, unsigned *layouts, int64_t *mm, int64_t *mn, int64_t *mk) {
+  *layouts = 0;
+  *mm = *mn = *mk = 0;
+  switch (s) {
+#define BMM__X(E, n, l, xm, xn, xk, d) \
+  case BMM_##E:                        \
+    *layouts = (l);                    \
+    *mm = (xm);                        \
+    *mn = (xn);                        \
+    *mk = (xk);                        \
+    break;
+    BMM_CPU_STRATEGIES(BMM__X)
+    BMM_CUDA_STRATEGIES(BMM__X)
+#undef BMM__X
+  default: break;
+  }
+}
+
+static int bmm__claims_all(bmm_strategy s) {
+  unsigned l;
+  int64_t mm, mn, mk;
+  bmm__claim(s, &l, &mm, &mn, &mk);
+  return l == BMM_L_ALL && mm == 0 && mn == 0 && mk == 0;
+}
+
+int bmm_strategy_supports(bmm_strategy s, const bmm_plan *p) {
+  unsigned l;
+  int64_t mm, mn, mk;
+  if (bmm_strategy_backend(s) == BMM_BACKEND_AUTO) return 0;
+  bmm__claim(s, &l, &mm, &mn, &mk);
+  if (!(l & (1u << p->layout))) return 0;
+  if ((mm && p->m > mm) || (mn && p->n > mn) || (mk && p->k > mk)) return 0;
+  return 1;
+}
+
+bmm_problem bmm_problem_rowmajor(bmm_dtype dt, int64_t batch, int64_t m, int64_t n, int64_t k,
+                                 const void *a, const void *b, void *c) {
+  bmm_problem p;
+  memset(&p, 0, sizeof p);
+  p.dtype = dt;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.batch_dims = 1;
+  p.batch[0] = batch;
+  p.a.ptr = a;
+  p.a.row_stride = k;
+  p.a.col_stride = 1;
+  p.a.batch_stride[0] = m * k;
+  p.b.ptr = b;
+  p.b.row_stride = n;
+  p.b.col_stride = 1;
+  p.b.batch_stride[0] = k * n;
+  p.c.ptr = c;
+  p.c.row_stride = n;
+  p.c.col_stride = 1;
+  p.c.batch_stride[0] = m * n;
+  p.alpha = 1.0;
+  p.beta = 0.0;
+  return p;
+}
+
+/* ---- validation -------------------------------------------------------- */
+
+/* a*b for a, b >= 0; 0 on overflow. */
+static int bmm__mul(int64_t a, int64_t b, int64_t *out) {
+  if (a != 0 && b > INT64_MAX / a) return 0;
+  *out = a * b;
+  return 1;
+}
+
+static int bmm__add(int64_t a, int64_t b, int64_t *out) {
+  if (b > INT64_MAX - a) return 0;
+  *out = a + b;
+  return 1;
+}
+
+/* Element extent of an operand: lowest and highest offset it can touch. */
+typedef struct bmm__extent {
+  int64_t lo, hi;
+} bmm__extent;
+
+static bmm_status bmm__extent_of(const char *name, const bmm_operand *o, int64_t rows, int64_t cols,
+                                 int nd, const int64_t *dims, bmm__extent *e) {
+  int64_t size[2 + BMM_MAX_BATCH_DIMS], stride[2 + BMM_MAX_BATCH_DIMS];
+  int i, n = 0;
+  e->lo = e->hi = 0;
+  size[n] = rows, stride[n++] = o->row_stride;
+  size[n] = cols, stride[n++] = o->col_stride;
+  for (i = 0; i < nd; ++i)
+    size[n] = dims[i], stride[n++] = o->batch_stride[i];
+  for (i = 0; i < n; ++i) {
+    int64_t span;
+    if (size[i] <= 1) continue;
+    if (stride[i] == INT64_MIN ||
+        !bmm__mul(size[i] - 1, stride[i] < 0 ? -stride[i] : stride[i], &span))
+      return bmm__fail(BMM_OVERFLOW, "%s: (size %lld - 1) * stride %lld overflows int64", name,
+                       (long long)size[i], (long long)stride[i]);
+    if (stride[i] < 0) {
+      if (!bmm__add(-e->lo, span, &span))
+        return bmm__fail(BMM_OVERFLOW, "%s: offsets overflow int64", name);
+      e->lo = -span;
+    } else if (!bmm__add(e->hi, span, &e->hi)) {
+      return bmm__fail(BMM_OVERFLOW, "%s: offsets overflow int64", name);
+    }
+  }
+  return BMM_OK;
+}
+
+/* Sufficient test that no two (row, col, batch) indices of C share an address:
+   sorted by |stride|, each stride exceeds the reach of all smaller ones. Exotic
+   interleavings that pass a full Diophantine test are rejected (documented). */
+static bmm_status bmm__check_c_unique(const bmm_operand *c, int64_t m, int64_t n, int nd,
+                                      const int64_t *dims) {
+  int64_t size[2 + BMM_MAX_BATCH_DIMS], stride[2 + BMM_MAX_BATCH_DIMS], reach = 0;
+  const char *what[2 + BMM_MAX_BATCH_DIMS] = {"c.row_stride",      "c.col_stride",
+                                              "c.batch_stride[0]", "c.batch_stride[1]",
+                                              "c.batch_stride[2]", "c.batch_stride[3]"};
+  int i, j, cnt = 0, idx[2 + BMM_MAX_BATCH_DIMS];
+  int64_t all[2 + BMM_MAX_BATCH_DIMS], alls[2 + BMM_MAX_BATCH_DIMS];
+  all[0] = m, alls[0] = c->row_stride;
+  all[1] = n, alls[1] = c->col_stride;
+  for (i = 0; i < nd; ++i)
+    all[2 + i] = dims[i], alls[2 + i] = c->batch_stride[i];
+  for (i = 0; i < 2 + nd; ++i) {
+    if (all[i] <= 1) continue;
+    if (alls[i] == 0)
+      return bmm__fail(
+          BMM_C_SELF_OVERLAP,
+          "%s is 0 but that dimension has size %lld: two outputs would share one address", what[i],
+          (long long)all[i]);
+    size[cnt] = all[i];
+    stride[cnt] = alls[i] < 0 ? -alls[i] : alls[i];
+    idx[cnt++] = i;
+  }
+  for (i = 1; i < cnt; ++i) /* insertion sort by |stride|, at most 6 */
+    for (j = i; j > 0 && stride[j] < stride[j - 1]; --j) {
+      int64_t t = stride[j];
+      int ti = idx[j];
+      stride[j] = stride[j - 1], stride[j - 1] = t;
+      t = size[j], size[j] = size[j - 1], size[j - 1] = t;
+      idx[j] = idx[j - 1], idx[j - 1] = ti;
+    }
+  for (i = 0; i < cnt; ++i) {
+    if (stride[i] <= reach)
+      return bmm__fail(BMM_C_SELF_OVERLAP,
+                       "%s = %lld does not clear the %lld elements spanned by smaller C strides: "
+                       "two outputs may share one address",
+                       what[idx[i]], (long long)alls[idx[i]], (long long)reach);
+    reach += (size[i] - 1) * stride[i]; /* cannot overflow: extent checked */
+  }
+  return BMM_OK;
+}
+
+static int bmm__bytes_overlap(const void *p, bmm__extent pe, const void *q, bmm__extent qe,
+                              size_t es) {
+  uintptr_t plo = (uintptr_t)p + (uintptr_t)(pe.lo * (int64_t)es);
+  uintptr_t phi = (uintptr_t)p + (uintptr_t)(pe.hi * (int64_t)es) + es;
+  uintptr_t qlo = (uintptr_t)q + (uintptr_t)(qe.lo * (int64_t)es);
+  uintptr_t qhi = (uintptr_t)q + (uintptr_t)(qe.hi * (int64_t)es) + es;
+  return plo < qhi && qlo < phi;
+}
+
+/* A zero stride on a dim of size > 1 in an input is almost always an unset
+   field; say so rather than silently reading one row for all. */
+static bmm_status bmm__check_input_strides(const char *name, const bmm_operand *o,
+                                           const char *rows_name, int64_t rows,
+                                           const char *cols_name, int64_t cols) {
+  if (rows > 1 && o->row_stride == 0)
+    return bmm__fail(BMM_BAD_STRIDE, "%s.row_stride is 0 but %s = %lld > 1", name, rows_name,
+                     (long long)rows);
+  if (cols > 1 && o->col_stride == 0)
+    return bmm__fail(BMM_BAD_STRIDE, "%s.col_stride is 0 but %s = %lld > 1", name, cols_name,
+                     (long long)cols);
+  return BMM_OK;
+}
+
+/* Strides of size-1 dims mean nothing: give them the packed row-major value so
+   that layout classes are recognised whatever the caller left there. */
+static void bmm__canon(bmm_operand *o, int64_t rows, int64_t cols) {
+  if (cols == 1) o->col_stride = 1;
+  if (rows == 1) o->row_stride = cols * o->col_stride;
+}
+
+static bmm_layout bmm__classify(const bmm_plan *p) {
+  const bmm_operand *a = &p->a, *b = &p->b, *c = &p->c;
+  int64_t m = p->m, n = p->n, k = p->k, nb = p->batch;
+  int packed_a = a->col_stride == 1 && a->row_stride == k;
+  int packed_b = b->col_stride == 1 && b->row_stride == n;
+  int packed_c = c->col_stride == 1 && c->row_stride == n;
+  if (p->ndims == 0) {
+    if (packed_a && packed_b && packed_c) return BMM_LAYOUT_ROWMAJOR;
+    return BMM_LAYOUT_GENERAL;
+  }
+  if (p->ndims != 1) return BMM_LAYOUT_GENERAL;
+  if (packed_a && packed_b && packed_c && a->batch_stride[0] == m * k &&
+      c->batch_stride[0] == m * n) {
+    if (b->batch_stride[0] == k * n) return BMM_LAYOUT_ROWMAJOR;
+    if (b->batch_stride[0] == 0) return BMM_LAYOUT_SHARED_B;
+  }
+  if (a->batch_stride[0] == 1 && b->batch_stride[0] == 1 && c->batch_stride[0] == 1 &&
+      a->col_stride == nb && a->row_stride == k * nb && b->col_stride == nb &&
+      b->row_stride == n * nb && c->col_stride == nb && c->row_stride == n * nb)
+    return BMM_LAYOUT_BATCH_INNER;
+  return BMM_LAYOUT_GENERAL;
+}
+
+static bmm_status bmm__validate(const bmm_problem *p, bmm_plan *out) {
+  bmm__extent ea = {0, 0}, eb = {0, 0}, ec = {0, 0}, ebias = {0, 0};
+  int64_t total, t;
+  size_t es;
+  int d, nd = 0;
+  bmm_plan q;
+
+  if (!p) return bmm__fail(BMM_NULL_POINTER, "problem is NULL");
+  if (!out) return bmm__fail(BMM_NULL_POINTER, "plan is NULL");
+  if ((int)p->dtype <= BMM_DTYPE_UNSET || (int)p->dtype >= BMM_DTYPE_COUNT)
+    return bmm__fail(BMM_BAD_DTYPE, "dtype is %d: set it to one of BMM_F32, BMM_F64",
+                     (int)p->dtype);
+  if ((int)p->strategy < 0 || (int)p->strategy >= BMM_STRATEGY_COUNT)
+    return bmm__fail(BMM_BAD_STRATEGY, "strategy is %d, not a bmm_strategy", (int)p->strategy);
+  if (p->m < 0 || p->n < 0 || p->k < 0)
+    return bmm__fail(BMM_BAD_SIZE, "m, n, k = %lld, %lld, %lld: sizes must be >= 0",
+                     (long long)p->m, (long long)p->n, (long long)p->k);
+  if (p->batch_dims < 0 || p->batch_dims > BMM_MAX_BATCH_DIMS)
+    return bmm__fail(BMM_BAD_SIZE, "batch_dims is %d, must be 0..%d", p->batch_dims,
+                     BMM_MAX_BATCH_DIMS);
+  for (d = 0; d < p->batch_dims; ++d)
+    if (p->batch[d] < 0)
+      return bmm__fail(BMM_BAD_SIZE, "batch[%d] is %lld, must be >= 0", d, (long long)p->batch[d]);
+
+  memset(&q, 0, sizeof q);
+  q.dtype = p->dtype;
+  q.m = p->m, q.n = p->n, q.k = p->k;
+  q.a = p->a, q.b = p->b, q.c = p->c;
+  q.bias = p->bias;
+  q.alpha = p->alpha, q.beta = p->beta;
+  q.strategy = p->strategy;
+  q.rule_index = -1;
+  q.batch = 1;
+  for (d = 0; d < p->batch_dims; ++d)
+    if (!bmm__mul(q.batch, p->batch[d], &q.batch))
+      return bmm__fail(BMM_OVERFLOW, "batch size product overflows int64");
+  if (!bmm__mul(q.m, q.n, &total) || !bmm__mul(total, q.batch, &total) || !bmm__mul(q.m, q.k, &t) ||
+      !bmm__mul(t, q.batch, &t) || !bmm__mul(q.k, q.n, &t) || !bmm__mul(t, q.batch, &t))
+    return bmm__fail(BMM_OVERFLOW, "m*n*batch, m*k*batch or k*n*batch overflows int64");
+  q.use_ab = q.k > 0 && q.alpha != 0.0;
+  q.read_c = q.beta != 0.0;
+  *out = q;
+  if (total == 0) return bmm__ok(); /* empty: nothing is read or written */
+
+  es = bmm_dtype_size(p->dtype);
+  if (!p->c.ptr) return bmm__fail(BMM_NULL_POINTER, "c.ptr is NULL");
+  if (q.use_ab && !p->a.ptr)
+    return bmm__fail(BMM_NULL_POINTER, "a.ptr is NULL but k > 0 and alpha != 0");
+  if (q.use_ab && !p->b.ptr)
+    return bmm__fail(BMM_NULL_POINTER, "b.ptr is NULL but k > 0 and alpha != 0");
+
+  if (q.use_ab) {
+    bmm_status s = bmm__check_input_strides("a", &q.a, "m", q.m, "k", q.k);
+    if (s == BMM_OK) s = bmm__check_input_strides("b", &q.b, "k", q.k, "n", q.n);
+    if (s == BMM_OK) s = bmm__extent_of("a", &q.a, q.m, q.k, p->batch_dims, p->batch, &ea);
+    if (s == BMM_OK) s = bmm__extent_of("b", &q.b, q.k, q.n, p->batch_dims, p->batch, &eb);
+    if (s != BMM_OK) return s;
+  }
+  {
+    bmm_status s = bmm__extent_of("c", &q.c, q.m, q.n, p->batch_dims, p->batch, &ec);
+    if (s == BMM_OK) s = bmm__check_c_unique(&q.c, q.m, q.n, p->batch_dims, p->batch);
+    if (s != BMM_OK) return s;
+  }
+  {
+    int64_t bytes;
+    if (!bmm__mul(ec.hi - ec.lo + 1, (int64_t)es, &bytes) ||
+        (q.use_ab && (!bmm__mul(ea.hi - ea.lo + 1, (int64_t)es, &bytes) ||
+                      !bmm__mul(eb.hi - eb.lo + 1, (int64_t)es, &bytes))))
+      return bmm__fail(BMM_OVERFLOW, "an operand's byte span overflows int64");
+  }
+  ebias.hi = q.n - 1;
+  if (q.use_ab && bmm__bytes_overlap(q.c.ptr, ec, q.a.ptr, ea, es))
+    return bmm__fail(BMM_C_OVERLAP, "C's memory range overlaps A's (C must not alias an input)");
+  if (q.use_ab && bmm__bytes_overlap(q.c.ptr, ec, q.b.ptr, eb, es))
+    return bmm__fail(BMM_C_OVERLAP, "C's memory range overlaps B's (C must not alias an input)");
+  if (q.bias && bmm__bytes_overlap(q.c.ptr, ec, q.bias, ebias, es))
+    return bmm__fail(BMM_C_OVERLAP, "C's memory range overlaps bias");
+
+  /* squeeze size-1 batch dims, then merge neighbours that are one dim for all
+     three operands: the seed's (1000,1000) batch becomes one dim of 10^6 */
+  for (d = 0; d < p->batch_dims; ++d) {
+    if (p->batch[d] == 1) continue;
+    q.dims[nd] = p->batch[d];
+    q.a.batch_stride[nd] = q.use_ab ? p->a.batch_stride[d] : 0;
+    q.b.batch_stride[nd] = q.use_ab ? p->b.batch_stride[d] : 0;
+    q.c.batch_stride[nd] = p->c.batch_stride[d];
+    if (nd > 0 && q.a.batch_stride[nd - 1] == q.a.batch_stride[nd] * q.dims[nd] &&
+        q.b.batch_stride[nd - 1] == q.b.batch_stride[nd] * q.dims[nd] &&
+        q.c.batch_stride[nd - 1] == q.c.batch_stride[nd] * q.dims[nd]) {
+      q.dims[nd - 1] *= q.dims[nd];
+      q.a.batch_stride[nd - 1] = q.a.batch_stride[nd];
+      q.b.batch_stride[nd - 1] = q.b.batch_stride[nd];
+      q.c.batch_stride[nd - 1] = q.c.batch_stride[nd];
+    } else {
+      ++nd;
+    }
+  }
+  for (d = nd; d < BMM_MAX_BATCH_DIMS; ++d)
+    q.dims[d] = 1, q.a.batch_stride[d] = q.b.batch_stride[d] = q.c.batch_stride[d] = 0;
+  q.ndims = nd;
+  if (q.use_ab) {
+    bmm__canon(&q.a, q.m, q.k);
+    bmm__canon(&q.b, q.k, q.n);
+  } else {
+    q.a.ptr = q.b.ptr = NULL;
+    q.a.row_stride = q.k, q.a.col_stride = 1;
+    q.b.row_stride = q.n, q.b.col_stride = 1;
+    for (d = 0; d < nd; ++d) {
+      q.a.batch_stride[d] = q.b.batch_stride[d] = 0;
+    }
+    if (nd == 1) q.a.batch_stride[0] = q.m * q.k, q.b.batch_stride[0] = q.k * q.n;
+  }
+  bmm__canon(&q.c, q.m, q.n);
+  q.layout = bmm__classify(&q);
+  *out = q;
+  return bmm__ok();
+}
+
+/* ---- the table: state, matching, validation ---------------------------- */
+
+#if defined(BMM_NO_THREADS)
+#define BMM__LOCK() ((void)0)
+#define BMM__UNLOCK() ((void)0)
+#elif defined(_WIN32)
+static SRWLOCK bmm__lock_obj = SRWLOCK_INIT;
+#define BMM__LOCK() AcquireSRWLockExclusive(&bmm__lock_obj)
+#define BMM__UNLOCK() ReleaseSRWLockExclusive(&bmm__lock_obj)
+#else
+static pthread_mutex_t bmm__lock_obj = PTHREAD_MUTEX_INITIALIZER;
+#define BMM__LOCK() pthread_mutex_lock(&bmm__lock_obj)
+#define BMM__UNLOCK() pthread_mutex_unlock(&bmm__lock_obj)
+#endif
+
+/* One slot per backend for each source, in precedence order: set by API call,
+   then BMM_TABLE_FILE, then the compiled default (passed in by the backend). */
+typedef struct bmm__table_slot {
+  int count; /* 0 = not set */
+  bmm_table_rule rules[BMM_TABLE_MAX_RULES];
+} bmm__table_slot;
+
+static struct {
+  int env_read;
+  bmm_status env_status;
+  char env_msg[512];
+  bmm__table_slot api[BMM_BACKEND_COUNT], env[BMM_BACKEND_COUNT];
+} bmm__tables;
+
+static int bmm__in(int64_t v, int64_t lo, int64_t hi) { return v >= lo && (hi == 0 || v <= hi); }
+
+static int bmm__rule_ranges_match(const bmm_table_rule *r, const bmm_plan *p) {
+  return (r->dtypes == 0 || (r->dtypes & BMM_DT(p->dtype))) &&
+         (r->layouts == 0 || (r->layouts & (1u << p->layout))) &&
+         bmm__in(p->m, r->m_min, r->m_max) && bmm__in(p->n, r->n_min, r->n_max) &&
+         bmm__in(p->k, r->k_min, r->k_max) && bmm__in(p->batch, r->batch_min, r->batch_max);
+}
+
+static int bmm__rule_is_catch_all(const bmm_table_rule *r) {
+  return (r->dtypes == 0 ||
+          (r->dtypes & ((1u << BMM_DTYPE_COUNT) - 2u)) == ((1u << BMM_DTYPE_COUNT) - 2u)) &&
+         (r->layouts == 0 || (r->layouts & BMM_L_ALL) == BMM_L_ALL) && r->m_min == 0 &&
+         r->m_max == 0 && r->n_min == 0 && r->n_max == 0 && r->k_min == 0 && r->k_max == 0 &&
+         r->batch_min == 0 && r->batch_max == 0;
+}
+
+static bmm_status bmm__check_table(bmm_backend be, const bmm_table_rule *rules, int count) {
+  int i;
+  if (count < 1 || count > BMM_TABLE_MAX_RULES)
+    return bmm__fail(BMM_BAD_TABLE, "%s table has %d rules, must be 1..%d", bmm_backend_name(be),
+                     count, BMM_TABLE_MAX_RULES);
+  for (i = 0; i < count; ++i) {
+    const bmm_table_rule *r = &rules[i];
+    if ((int)r->strategy <= 0 || (int)r->strategy >= BMM_STRATEGY_COUNT ||
+        bmm_strategy_backend(r->strategy) != be)
+      return bmm__fail(BMM_BAD_TABLE, "%s table rule %d: strategy %s is not a %s strategy",
+                       bmm_backend_name(be), i, bmm_strategy_name(r->strategy),
+                       bmm_backend_name(be));
+    if ((r->dtypes & ~((1u << BMM_DTYPE_COUNT) - 2u)) || (r->layouts & ~BMM_L_ALL))
+      return bmm__fail(BMM_BAD_TABLE, "%s table rule %d: unknown dtype or layout bits",
+                       bmm_backend_name(be), i);
+    if (r->m_min < 0 || r->n_min < 0 || r->k_min < 0 || r->batch_min < 0 || r->m_max < 0 ||
+        r->n_max < 0 || r->k_max < 0 || r->batch_max < 0 || (r->m_max && r->m_max < r->m_min) ||
+        (r->n_max && r->n_max < r->n_min) || (r->k_max && r->k_max < r->k_min) ||
+        (r->batch_max && r->batch_max < r->batch_min))
+      return bmm__fail(BMM_BAD_TABLE, "%s table rule %d: a range is negative or has max < min",
+                       bmm_backend_name(be), i);
+    if (r->threads < 0 || r->batch_per_block < 0 || r->lanes < 0 || r->vec < 0 || r->tile < 0 ||
+        r->pad < 0)
+      return bmm__fail(BMM_BAD_TABLE, "%s table rule %d: a tunable is negative",
+                       bmm_backend_name(be), i);
+  }
+  if (!bmm__rule_is_catch_all(&rules[count - 1]) || !bmm__claims_all(rules[count - 1].strategy))
+    return bmm__fail(
+        BMM_BAD_TABLE,
+        "%s table: the last rule must match everything (* * * * * *) with a strategy that "
+        "handles any problem (e.g. %s)",
+        bmm_backend_name(be), be == BMM_BACKEND_CPU ? "cpu_ref" : "cuda_loop");
+  return BMM_OK;
+}
+
+static void bmm__env_load(void); /* below, with the parser */
+
+#ifdef BMM__HAVE_CUDA /* defined by bmm_cuda.cuh, which defines these */
+static bmm_status bmm__cuda_plan(const bmm_problem *p, bmm_plan *out);
+static bmm_status bmm__cuda_explain(const bmm_problem *p, char *buf, size_t len);
+static void bmm__cuda_default_table(int arch, const bmm_table_rule **rules, int *count);
+#endif
+
+/* Copy the active rules of a backend. Caller holds the lock. */
+static bmm_status bmm__active(bmm_backend be, const bmm_table_rule *dflt, int ndflt,
+                              const bmm_table_rule **rules, int *count) {
+  if (!bmm__tables.env_read) bmm__env_load();
+  if (bmm__tables.api[be].count) {
+    *rules = bmm__tables.api[be].rules, *count = bmm__tables.api[be].count;
+    return BMM_OK;
+  }
+  if (bmm__tables.env_status != BMM_OK)
+    return bmm__fail(bmm__tables.env_status, "%s", bmm__tables.env_msg);
+  if (bmm__tables.env[be].count) {
+    *rules = bmm__tables.env[be].rules, *count = bmm__tables.env[be].count;
+    return BMM_OK;
+  }
+  *rules = dflt, *count = ndflt;
+  return BMM_OK;
+}
+
+/* The shared half of every backend's entry: validate, then pick the strategy
+   (forced by the problem, forced by macro, or first table rule that matches
+   and whose strategy claims the problem). */
+static bmm_status bmm__plan_with(const bmm_problem *p, bmm_backend be, const bmm_table_rule *dflt,
+                                 int ndflt, bmm_strategy forced_by_macro, bmm_plan *out) {
+  bmm_status s = bmm__validate(p, out);
+  const bmm_table_rule *rules;
+  int count, i;
+  if (s != BMM_OK) return s;
+  out->backend = be;
+  if (p->strategy != BMM_STRATEGY_AUTO || forced_by_macro != BMM_STRATEGY_AUTO) {
+    bmm_strategy f = p->strategy != BMM_STRATEGY_AUTO ? p->strategy : forced_by_macro;
+    if (bmm_strategy_backend(f) != be)
+      return bmm__fail(BMM_WRONG_BACKEND, "strategy %s is a %s strategy, this is the %s backend",
+                       bmm_strategy_name(f), bmm_backend_name(bmm_strategy_backend(f)),
+                       bmm_backend_name(be));
+    if (!bmm_strategy_supports(f, out)) {
+      unsigned l;
+      int64_t mm, mn, mk;
+      bmm__claim(f, &l, &mm, &mn, &mk);
+      return bmm__fail(
+          BMM_UNSUPPORTED,
+          "strategy %s handles layouts 0x%x with m <= %lld, n <= %lld, k <= %lld (0 = any); "
+          "this problem is %s with m=%lld n=%lld k=%lld",
+          bmm_strategy_name(f), l, (long long)mm, (long long)mn, (long long)mk,
+          bmm_layout_name(out->layout), (long long)out->m, (long long)out->n, (long long)out->k);
+    }
+    out->strategy = f;
+    out->rule_index = -1;
+    memset(&out->rule, 0, sizeof out->rule);
+    out->rule.strategy = f;
+    snprintf(out->rule.note, sizeof out->rule.note, "%s",
+             p->strategy != BMM_STRATEGY_AUTO ? "forced by problem.strategy" : "forced by macro");
+    return BMM_OK;
+  }
+  BMM__LOCK();
+  s = bmm__active(be, dflt, ndflt, &rules, &count);
+  if (s == BMM_OK) {
+    s = BMM_BAD_TABLE;
+    for (i = 0; i < count; ++i)
+      if (bmm__rule_ranges_match(&rules[i], out) && bmm_strategy_supports(rules[i].strategy, out)) {
+        out->rule = rules[i];
+        out->rule_index = i;
+        out->strategy = rules[i].strategy;
+        s = BMM_OK;
+        break;
+      }
+  }
+  BMM__UNLOCK();
+  if (s == BMM_BAD_TABLE) /* impossible for a checked table: the catch-all matches */
+    return bmm__fail(s, "no rule of the %s table matches", bmm_backend_name(be));
+  return s;
+}
+
+bmm_status bmm_set_table(bmm_backend be, const bmm_table_rule *rules, int count) {
+  bmm_status s;
+  if (be != BMM_BACKEND_CPU && be != BMM_BACKEND_CUDA)
+    return bmm__fail(BMM_BAD_TABLE, "backend %d: must be BMM_BACKEND_CPU or BMM_BACKEND_CUDA",
+                     (int)be);
+  if (rules) {
+    s = bmm__check_table(be, rules, count);
+    if (s != BMM_OK) return s;
+  }
+  BMM__LOCK();
+  if (!bmm__tables.env_read) bmm__env_load();
+  bmm__tables.api[be].count = rules ? count : 0;
+  if (rules) memcpy(bmm__tables.api[be].rules, rules, (size_t)count * sizeof *rules);
+  BMM__UNLOCK();
+  return bmm__ok();
+}
+
+/* ---- table text: format and parse -------------------------------------- */
+/* One rule a line: dtypes layouts m n k batch strategy [key=value ...] [# note]
+   dtypes, layouts: `*` or comma lists (f32,f64 / rowmajor,shared_b);
+   ranges: `*`, `N`, `A..B` or `A..` (inclusive); keys: threads, batch_per_block,
+   lanes, vec, tile, pad. `#` starts a comment; blank lines are skipped. */
+
+static const char *const bmm__tunable_names[6] = {
+    "threads", "batch_per_block", "lanes", "vec", "tile", "pad"};
+
+static int *bmm__tunable(bmm_table_rule *r, int i) {
+  int *f[6];
+  f[0] = &r->threads, f[1] = &r->batch_per_block, f[2] = &r->lanes;
+  f[3] = &r->vec, f[4] = &r->tile, f[5] = &r->pad;
+  return f[i];
+}
+
+typedef struct bmm__buf {
+  char *p;
+  size_t len, used;
+} bmm__buf;
+
+static void bmm__put(bmm__buf *b, const char *fmt, ...) {
+  va_list ap;
+  int n;
+  va_start(ap, fmt);
+  n = vsnprintf(b->used < b->len ? b->p + b->used : NULL, b->used < b->len ? b->len - b->used : 0,
+                fmt, ap);
+  va_end(ap);
+  if (n > 0) b->used += (size_t)n;
+}
+
+static void bmm__put_range(bmm__buf *b, int64_t lo, int64_t hi) {
+  char s[48];
+  if (lo == 0 && hi == 0)
+    snprintf(s, sizeof s, "*");
+  else if (lo == hi)
+    snprintf(s, sizeof s, "%lld", (long long)lo);
+  else if (hi == 0)
+    snprintf(s, sizeof s, "%lld..", (long long)lo);
+  else
+    snprintf(s, sizeof s, "%lld..%lld", (long long)lo, (long long)hi);
+  bmm__put(b, " %-9s", s);
+}
+
+static void bmm__put_rule(bmm__buf *b, const bmm_table_rule *r) {
+  char s[96];
+  size_t n = 0;
+  int i;
+  s[0] = 0;
+  if (r->dtypes == 0) n += (size_t)snprintf(s, sizeof s, "*");
+  for (i = 1; r->dtypes && i < BMM_DTYPE_COUNT; ++i)
+    if (r->dtypes & BMM_DT(i))
+      n +=
+          (size_t)snprintf(s + n, sizeof s - n, "%s%s", n ? "," : "", bmm_dtype_name((bmm_dtype)i));
+  bmm__put(b, "%-8s", s);
+  n = 0;
+  if (r->layouts == 0) n += (size_t)snprintf(s, sizeof s, "*");
+  for (i = 0; r->layouts && i < BMM_LAYOUT_COUNT; ++i)
+    if (r->layouts & (1u << i))
+      n += (size_t)snprintf(s + n, sizeof s - n, "%s%s", n ? "," : "",
+                            bmm_layout_name((bmm_layout)i));
+  bmm__put(b, " %-12s", s);
+  bmm__put_range(b, r->m_min, r->m_max);
+  bmm__put_range(b, r->n_min, r->n_max);
+  bmm__put_range(b, r->k_min, r->k_max);
+  bmm__put_range(b, r->batch_min, r->batch_max);
+  bmm__put(b, " %s", bmm_strategy_name(r->strategy));
+  for (i = 0; i < 6; ++i) {
+    int v = *bmm__tunable((bmm_table_rule *)r, i);
+    if (v) bmm__put(b, " %s=%d", bmm__tunable_names[i], v);
+  }
+  if (r->note[0]) bmm__put(b, "  # %s", r->note);
+}
+
+size_t bmm_table_format(const bmm_table_rule *rules, int count, char *buf, size_t len) {
+  bmm__buf b;
+  int i;
+  b.p = buf, b.len = len, b.used = 0;
+  if (buf && len) buf[0] = 0;
+  bmm__put(&b, "# dtypes layouts        m         n         k         batch     strategy "
+               "[tunables] # note\n");
+  for (i = 0; i < count; ++i) {
+    bmm__put_rule(&b, &rules[i]);
+    bmm__put(&b, "\n");
+  }
+  return b.used;
+}
+
+static int bmm__word_eq(const char *w, size_t n, const char *name) {
+  return strlen(name) == n && strncmp(w, name, n) == 0;
+}
+
+/* Parse an int64 in [0, INT64_MAX]; returns chars used, 0 on error. */
+static size_t bmm__parse_int(const char *s, size_t n, int64_t *v) {
+  size_t i = 0;
+  int64_t x = 0;
+  while (i < n && s[i] >= '0' && s[i] <= '9') {
+    if (x > (INT64_MAX - (s[i] - '0')) / 10) return 0;
+    x = x * 10 + (s[i] - '0');
+    ++i;
+  }
+  *v = x;
+  return i;
+}
+
+static int bmm__parse_range(const char *w, size_t n, int64_t *lo, int64_t *hi) {
+  size_t u;
+  if (n == 1 && w[0] == '*') return *lo = *hi = 0, 1;
+  u = bmm__parse_int(w, n, lo);
+  if (!u) return 0;
+  if (u == n) return *hi = *lo, *lo > 0; /* N: a point range; 0 would read as "any" */
+  if (n - u < 2 || w[u] != '.' || w[u + 1] != '.') return 0;
+  if (u + 2 == n) return *hi = 0, 1;
+  if (bmm__parse_int(w + u + 2, n - u - 2, hi) != n - u - 2) return 0;
+  return *hi >= *lo && *hi > 0;
+}
+
+/* Comma list of names -> bit mask; `*` -> 0. */
+static int bmm__parse_mask(const char *w, size_t n, int is_dtype, unsigned *mask) {
+  size_t i = 0;
+  *mask = 0;
+  if (n == 1 && w[0] == '*') return 1;
+  while (i < n) {
+    size_t j = i;
+    int e, found = 0;
+    while (j < n && w[j] != ',')
+      ++j;
+    if (is_dtype) {
+      for (e = 1; e < BMM_DTYPE_COUNT && !found; ++e)
+        if (bmm__word_eq(w + i, j - i, bmm_dtype_name((bmm_dtype)e))) *mask |= BMM_DT(e), found = 1;
+    } else {
+      for (e = 0; e < BMM_LAYOUT_COUNT && !found; ++e)
+        if (bmm__word_eq(w + i, j - i, bmm_layout_name((bmm_layout)e))) *mask |= 1u << e, found = 1;
+    }
+    if (!found) return 0;
+    i = j + 1;
+  }
+  return 1;
+}
+
+static bmm_status bmm__parse_line(const char *s, size_t n, int line, bmm_table_rule *r) {
+  static const char *const what[7] = {
+      "dtypes (`*` or a comma list of f32,f64)",
+      "layouts (`*` or a comma list of rowmajor,shared_b,batch_inner,general)",
+      "an m range (`*`, N, A..B or A..)",
+      "an n range (`*`, N, A..B or A..)",
+      "a k range (`*`, N, A..B or A..)",
+      "a batch range (`*`, N, A..B or A..)",
+      "a strategy name (cpu_ref, cuda_loop, ...)"};
+  size_t i = 0, end = n;
+  int field = 0;
+  memset(r, 0, sizeof *r);
+  for (i = 0; i < n; ++i) /* the note: text after `#` */
+    if (s[i] == '#') {
+      size_t a = i + 1, b = n;
+      end = i;
+      while (a < b && (s[a] == ' ' || s[a] == '\t'))
+        ++a;
+      while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r'))
+        --b;
+      if (b - a >= BMM_NOTE_LEN)
+        return bmm__fail(BMM_TABLE_FILE, "line %d: note longer than %d characters", line,
+                         BMM_NOTE_LEN - 1);
+      memcpy(r->note, s + a, b - a);
+      r->note[b - a] = 0;
+      break;
+    }
+  i = 0;
+  for (;;) {
+    size_t w0, wn;
+    int ok = 1;
+    while (i < end && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+      ++i;
+    if (i >= end) break;
+    w0 = i;
+    while (i < end && s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+      ++i;
+    wn = i - w0;
+    switch (field) {
+    case 0: ok = bmm__parse_mask(s + w0, wn, 1, &r->dtypes); break;
+    case 1: ok = bmm__parse_mask(s + w0, wn, 0, &r->layouts); break;
+    case 2: ok = bmm__parse_range(s + w0, wn, &r->m_min, &r->m_max); break;
+    case 3: ok = bmm__parse_range(s + w0, wn, &r->n_min, &r->n_max); break;
+    case 4: ok = bmm__parse_range(s + w0, wn, &r->k_min, &r->k_max); break;
+    case 5: ok = bmm__parse_range(s + w0, wn, &r->batch_min, &r->batch_max); break;
+    case 6: {
+      int e;
+      ok = 0;
+      for (e = 1; e < BMM_STRATEGY_COUNT && !ok; ++e)
+        if (bmm__word_eq(s + w0, wn, bmm_strategy_name((bmm_strategy)e)))
+          r->strategy = (bmm_strategy)e, ok = 1;
+      break;
+    }
+    default: {
+      size_t eq = w0;
+      int t, found = -1;
+      int64_t v;
+      while (eq < i && s[eq] != '=')
+        ++eq;
+      for (t = 0; t < 6 && eq < i; ++t)
+        if (bmm__word_eq(s + w0, eq - w0, bmm__tunable_names[t])) found = t;
+      if (found < 0 || eq + 1 >= i || bmm__parse_int(s + eq + 1, i - eq - 1, &v) != i - eq - 1 ||
+          v > INT_MAX)
+        return bmm__fail(
+            BMM_TABLE_FILE,
+            "line %d: expected key=value with key one of threads, batch_per_block, lanes, "
+            "vec, tile, pad and a value in 0..%d, got `%.*s`",
+            line, INT_MAX, (int)wn, s + w0);
+      *bmm__tunable(r, found) = (int)v;
+    }
+    }
+    if (!ok)
+      return bmm__fail(BMM_TABLE_FILE, "line %d, field %d: expected %s, got `%.*s`", line,
+                       field + 1, what[field], (int)wn, s + w0);
+    ++field;
+  }
+  if (field < 7)
+    return bmm__fail(BMM_TABLE_FILE, "line %d: expected %s after %d field%s", line, what[field],
+                     field, field == 1 ? "" : "s");
+  return BMM_OK;
+}
+
+bmm_status bmm_table_parse(const char *text, bmm_table_rule *rules, int max_rules, int *count) {
+  int line = 0, n = 0;
+  const char *s = text;
+  if (count) *count = 0;
+  if (!text || !rules || !count)
+    return bmm__fail(BMM_NULL_POINTER, "text, rules and count must not be NULL");
+  while (*s) {
+    const char *e = strchr(s, '\n');
+    size_t len = e ? (size_t)(e - s) : strlen(s), i = 0;
+    ++line;
+    while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+      ++i;
+    if (i < len && s[i] != '#') {
+      bmm_status st;
+      if (n >= max_rules)
+        return bmm__fail(BMM_TABLE_FILE, "line %d: more than %d rules", line, max_rules);
+      st = bmm__parse_line(s, len, line, &rules[n]);
+      if (st != BMM_OK) return st;
+      ++n;
+    }
+    s += len + (e ? 1 : 0);
+  }
+  *count = n;
+  return bmm__ok();
+}
+
+/* Split parsed rules by backend and check each part; fills slots, or fails. */
+static bmm_status bmm__split(const bmm_table_rule *rules, int n, bmm__table_slot *slots) {
+  int i, be;
+  for (be = 0; be < BMM_BACKEND_COUNT; ++be)
+    slots[be].count = 0;
+  for (i = 0; i < n; ++i) {
+    bmm__table_slot *t = &slots[bmm_strategy_backend(rules[i].strategy)];
+    t->rules[t->count++] = rules[i];
+  }
+  for (be = BMM_BACKEND_CPU; be < BMM_BACKEND_COUNT; ++be) {
+    bmm_status s = slots[be].count
+                       ? bmm__check_table((bmm_backend)be, slots[be].rules, slots[be].count)
+                       : BMM_OK;
+    if (s != BMM_OK) return bmm__fail(BMM_TABLE_FILE, "%s", bmm__err_body());
+  }
+  if (n == 0) return bmm__fail(BMM_TABLE_FILE, "no rules");
+  return BMM_OK;
+}
+
+static bmm_status bmm__read_file(const char *path, char **text) {
+  FILE *f = fopen(path, "rb");
+  long sz;
+  *text = NULL;
+  if (!f) return bmm__fail(BMM_TABLE_FILE, "cannot open `%s`: %s", path, strerror(errno));
+  if (fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 || sz > (1L << 20) ||
+      fseek(f, 0, SEEK_SET) != 0) {
+    fclose(f);
+    return bmm__fail(BMM_TABLE_FILE, "`%s`: unreadable or larger than 1 MiB", path);
+  }
+  *text = (char *)malloc((size_t)sz + 1);
+  if (!*text || fread(*text, 1, (size_t)sz, f) != (size_t)sz) {
+    fclose(f);
+    free(*text);
+    *text = NULL;
+    return bmm__fail(BMM_TABLE_FILE, "`%s`: read failed", path);
+  }
+  (*text)[sz] = 0;
+  fclose(f);
+  return BMM_OK;
+}
+
+/* Parse a file into per-backend slots; all or nothing. */
+static bmm_status bmm__parse_file(const char *path, bmm__table_slot *slots) {
+  static bmm_table_rule rules[BMM_TABLE_MAX_RULES * 2]; /* callers hold the lock or are single */
+  char *text;
+  int n;
+  bmm_status s = bmm__read_file(path, &text);
+  if (s != BMM_OK) return s;
+  s = bmm_table_parse(text, rules, BMM_TABLE_MAX_RULES * 2, &n);
+  free(text);
+  if (s == BMM_OK) s = bmm__split(rules, n, slots);
+  if (s != BMM_OK) {
+    char msg[sizeof bmm__err];
+    memcpy(msg, bmm__err_body(), sizeof msg - 1);
+    msg[sizeof msg - 1] = 0;
+    return bmm__fail(BMM_TABLE_FILE, "`%s` %s", path, msg);
+  }
+  return BMM_OK;
+}
+
+/* Caller holds the lock. A bad BMM_TABLE_FILE makes every table lookup fail
+   with its message (until bmm_set_table overrides): ignoring a table the user
+   asked for would be a silent surprise. */
+static void bmm__env_load(void) {
+  static bmm__table_slot slots[BMM_BACKEND_COUNT];
+  const char *path = getenv("BMM_TABLE_FILE");
+  int be;
+  bmm__tables.env_read = 1;
+  bmm__tables.env_status = BMM_OK;
+  if (!path || !*path) return;
+  if (bmm__parse_file(path, slots) != BMM_OK) {
+    bmm__tables.env_status = BMM_TABLE_FILE;
+    strcpy(bmm__tables.env_msg, "BMM_TABLE_FILE=");
+    strncat(bmm__tables.env_msg, bmm__err_body(), sizeof bmm__tables.env_msg - 16);
+    return;
+  }
+  for (be = 0; be < BMM_BACKEND_COUNT; ++be)
+    bmm__tables.env[be] = slots[be];
+}
+
+bmm_status bmm_load_table_file(const char *path) {
+  static bmm__table_slot slots[BMM_BACKEND_COUNT];
+  bmm_status s;
+  int be;
+  if (!path) return bmm__fail(BMM_NULL_POINTER, "path is NULL");
+  BMM__LOCK();
+  if (!bmm__tables.env_read) bmm__env_load();
+  s = bmm__parse_file(path, slots);
+  if (s == BMM_OK)
+    for (be = BMM_BACKEND_CPU; be < BMM_BACKEND_COUNT; ++be)
+      if (slots[be].count) bmm__tables.api[be] = slots[be];
+  BMM__UNLOCK();
+  return s == BMM_OK ? bmm__ok() : s;
+}
+
+/* ---- explain ----------------------------------------------------------- */
+
+static const char *bmm__range_miss(const bmm_table_rule *r, const bmm_plan *p) {
+  if (r->dtypes && !(r->dtypes & BMM_DT(p->dtype))) return "dtype";
+  if (r->layouts && !(r->layouts & (1u << p->layout))) return "layout";
+  if (!bmm__in(p->m, r->m_min, r->m_max)) return "m";
+  if (!bmm__in(p->n, r->n_min, r->n_max)) return "n";
+  if (!bmm__in(p->k, r->k_min, r->k_max)) return "k";
+  if (!bmm__in(p->batch, r->batch_min, r->batch_max)) return "batch";
+  return NULL;
+}
+
+/* Shared text of explain for any backend: problem, choice, why. */
+static size_t bmm__explain_plan(const bmm_plan *p, const bmm_table_rule *rules, int count,
+                                char *buf, size_t len) {
+  bmm__buf b;
+  int i;
+  b.p = buf, b.len = len, b.used = 0;
+  if (buf && len) buf[0] = 0;
+  bmm__put(&b, "%s %s m=%lld n=%lld k=%lld batch=%lld (%d dim%s) layout=%s -> %s",
+           bmm_backend_name(p->backend), bmm_dtype_name(p->dtype), (long long)p->m, (long long)p->n,
+           (long long)p->k, (long long)p->batch, p->ndims, p->ndims == 1 ? "" : "s",
+           bmm_layout_name(p->layout), bmm_strategy_name(p->strategy));
+  for (i = 0; i < 6; ++i) {
+    int v = *bmm__tunable((bmm_table_rule *)&p->rule, i);
+    if (v) bmm__put(&b, " %s=%d", bmm__tunable_names[i], v);
+  }
+  if (p->rule_index < 0) {
+    bmm__put(&b, "; %s", p->rule.note);
+    return b.used;
+  }
+  bmm__put(&b, "; rule %d of %d matched [", p->rule_index, count);
+  bmm__put_rule(&b, &p->rule);
+  bmm__put(&b, "]");
+  for (i = 0; i < p->rule_index && i < count; ++i) {
+    const char *miss = bmm__range_miss(&rules[i], p);
+    if (i == 0) bmm__put(&b, "; skipped:");
+    if (miss)
+      bmm__put(&b, " rule %d (%s out of range)", i, miss);
+    else
+      bmm__put(&b, " rule %d (%s does not handle %s m=%lld n=%lld k=%lld)", i,
+               bmm_strategy_name(rules[i].strategy), bmm_layout_name(p->layout), (long long)p->m,
+               (long long)p->n, (long long)p->k);
+  }
+  return b.used;
+}
+
+/* Explain through a given default table; used by every backend. */
+static bmm_status bmm__explain_with(const bmm_problem *p, bmm_backend be,
+                                    const bmm_table_rule *dflt, int ndflt, bmm_strategy forced,
+                                    char *buf, size_t len, bmm_plan *plan_out) {
+  static BMM__TLS bmm_table_rule copy[BMM_TABLE_MAX_RULES];
+  const bmm_table_rule *rules;
+  int count = 0;
+  bmm_status s;
+  if (!buf || !len) return bmm__fail(BMM_NULL_POINTER, "buf is NULL or len is 0");
+  buf[0] = 0;
+  s = bmm__plan_with(p, be, dflt, ndflt, forced, plan_out);
+  if (s != BMM_OK) {
+    snprintf(buf, len, "%s", bmm__err);
+    return s;
+  }
+  BMM__LOCK();
+  if (bmm__active(be, dflt, ndflt, &rules, &count) == BMM_OK)
+    memcpy(copy, rules, (size_t)count * sizeof *rules);
+  BMM__UNLOCK();
+  bmm__explain_plan(plan_out, copy, count, buf, len);
+  return bmm__ok();
+}
+
+static bmm_status bmm__table_get_with(bmm_backend be, const bmm_table_rule *dflt, int ndflt,
+                                      bmm_table_rule *out, int max, int *count) {
+  const bmm_table_rule *rules;
+  int n = 0;
+  bmm_status s;
+  if (!out || !count) return bmm__fail(BMM_NULL_POINTER, "rules and count must not be NULL");
+  *count = 0;
+  BMM__LOCK();
+  s = bmm__active(be, dflt, ndflt, &rules, &n);
+  if (s == BMM_OK && n <= max) memcpy(out, rules, (size_t)n * sizeof *rules);
+  BMM__UNLOCK();
+  if (s != BMM_OK) return s;
+  if (n > max) return bmm__fail(BMM_BAD_TABLE, "table has %d rules, buffer holds %d", n, max);
+  *count = n;
+  return bmm__ok();
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+/* ---- the CPU backend --------------------------------------------------- */
+#include "bmm_cpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef BMM_CPU_TABLE
+#define BMM_CPU_TABLE bmm__cpu_default_table
+#endif
+#ifndef BMM_FORCE_CPU_STRATEGY
+#define BMM_FORCE_CPU_STRATEGY BMM_STRATEGY_AUTO
+#endif
+#define BMM__CPU_NRULES ((int)(sizeof(BMM_CPU_TABLE) / sizeof(BMM_CPU_TABLE[0])))
+
+/* The static switch: the one place that names every CPU kernel. */
+static bmm_status bmm__cpu_run(const bmm_plan *pl) {
+  if (pl->m == 0 || pl->n == 0 || pl->batch == 0) return bmm__ok();
+  switch (pl->strategy) {
+#define BMM__X(E, name, l, mm, mn, mk, d) \
+  case BMM_##E: bmm__cpu_##name(pl); break;
+    BMM_CPU_STRATEGIES(BMM__X)
+#undef BMM__X
+  default:
+    return bmm__fail(BMM_BAD_STRATEGY, "strategy %s is not a CPU strategy",
+                     bmm_strategy_name(pl->strategy));
+  }
+  return bmm__ok();
+}
+
+bmm_status bmm_cpu(const bmm_problem *p) {
+  bmm_plan pl;
+  bmm_status s = bmm__plan_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES,
+                                BMM_FORCE_CPU_STRATEGY, &pl);
+  return s != BMM_OK ? s : bmm__cpu_run(&pl);
+}
+
+#define BMM__X(E, name, l, mm, mn, mk, d)                                                 \
+  bmm_status bmm_##name(const bmm_problem *p) {                                           \
+    bmm_plan pl;                                                                          \
+    bmm_status s =                                                                        \
+        bmm__plan_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES, BMM_##E, &pl); \
+    return s != BMM_OK ? s : bmm__cpu_run(&pl);                                           \
+  }
+BMM_CPU_STRATEGIES(BMM__X)
+#undef BMM__X
+
+bmm_status bmm_reference(const bmm_problem *p, long double *out, long double *mag) {
+  bmm_plan pl;
+  bmm_status s = bmm__validate(p, &pl);
+  if (s != BMM_OK) return s;
+  if (pl.m * pl.n * pl.batch > 0 && !out) return bmm__fail(BMM_NULL_POINTER, "out is NULL");
+  switch (pl.dtype) {
+#define BMM__X(E, name, T, sz) \
+  case BMM_##E: bmm__cpu_reference_##name(&pl, out, mag); break;
+    BMM_DTYPES(BMM__X)
+#undef BMM__X
+  default: break;
+  }
+  return bmm__ok();
+}
+
+bmm_status bmm_plan_problem(const bmm_problem *p, bmm_backend be, bmm_plan *out) {
+  if (be == BMM_BACKEND_CUDA) {
+#ifdef BMM__HAVE_CUDA
+    return bmm__cuda_plan(p, out);
+#else
+    return bmm__fail(BMM_NOT_COMPILED,
+                     "CUDA backend: compile the implementation from bmm_cuda.cuh");
+#endif
+  }
+  return bmm__plan_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES, BMM_FORCE_CPU_STRATEGY,
+                        out);
+}
+
+bmm_status bmm_explain(const bmm_problem *p, bmm_backend be, char *buf, size_t len) {
+  bmm_plan pl;
+  if (be == BMM_BACKEND_CUDA) {
+#ifdef BMM__HAVE_CUDA
+    return bmm__cuda_explain(p, buf, len);
+#else
+    if (buf && len) snprintf(buf, len, "CUDA backend not compiled in");
+    return bmm__fail(BMM_NOT_COMPILED,
+                     "CUDA backend: compile the implementation from bmm_cuda.cuh");
+#endif
+  }
+  return bmm__explain_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES,
+                           BMM_FORCE_CPU_STRATEGY, buf, len, &pl);
+}
+
+bmm_status bmm_table_get(bmm_backend be, int arch, bmm_table_rule *rules, int max, int *count) {
+  if (be == BMM_BACKEND_CUDA) {
+#ifdef BMM__HAVE_CUDA
+    const bmm_table_rule *d;
+    int nd;
+    bmm__cuda_default_table(arch, &d, &nd);
+    return bmm__table_get_with(be, d, nd, rules, max, count);
+#else
+    (void)arch;
+    return bmm__fail(BMM_NOT_COMPILED,
+                     "CUDA backend: compile the implementation from bmm_cuda.cuh");
+#endif
+  }
+  (void)arch;
+  return bmm__table_get_with(BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES, rules, max, count);
+}
+
+size_t bmm_table_print(bmm_backend be, int arch, char *buf, size_t len) {
+  static BMM__TLS bmm_table_rule rules[BMM_TABLE_MAX_RULES];
+  int n = 0;
+  if (bmm_table_get(be, arch, rules, BMM_TABLE_MAX_RULES, &n) != BMM_OK) {
+    if (buf && len) snprintf(buf, len, "# %s\n", bmm__err);
+    return 0;
+  }
+  return bmm_table_format(rules, n, buf, len);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BMM__IMPLEMENTED */
+#endif /* BMM_IMPLEMENTATION */
+
+/* License: MIT or public domain (Unlicense), at your choice. */
