@@ -1,0 +1,330 @@
+/* tests/bmm_cases.h - the one registry of problem shapes and layouts, shared by
+   the tests, the benchmarks and the tuner (CPU and CUDA). Include after bmm.h.
+   C99; compiles as C++ (nvcc). Everything is static: include it in one file.
+
+   A bmmx_case names a shape and a layout; bmmx_sizes() says how many elements
+   each buffer needs, bmmx_problem() builds the descriptor over given buffers,
+   bmmx_fill() draws random data (never zeros), bmmx_check() compares a result
+   with the long-double reference (bmm_reference) under the per-dtype bound
+   |got - ref| <= BMMX_TOL_C * (k + 3) * u * mag, u the unit roundoff and mag
+   = |alpha|*sum|a||b| + |beta*c| + |bias| (a dot product of k terms rounds at
+   most k times, the epilogue three more). */
+#ifndef BMM_CASES_H
+#define BMM_CASES_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* X(ENUM, name, what). The first four are the public suite's layouts. */
+#define BMMX_LAYOUTS(X)                                                       \
+  X(ROWMAJOR, rowmajor, "A[b][m][k] B[b][k][n] C[b][m][n] packed")            \
+  X(SHARED_B_BIAS, shared_b_bias, "one B[k][n] for all b, bias[n] (x@w+b)")   \
+  X(BATCH_INNER, batch_inner, "(b,i,j) at (i*cols+j)*batch+b for A, B and C") \
+  X(COL_A, col_a, "A column-major per entry [b][k][m], B, C row-major")       \
+  X(TRANS_B, trans_b, "B stored transposed [b][n][k]")                        \
+  X(COLMAJOR, colmajor, "A, B, C all column-major per entry")                 \
+  X(PADDED, padded, "row strides cols+3, batch strides padded by 5")          \
+  X(NEG_ROWS, neg_rows, "A's rows reversed (negative row stride)")            \
+  X(BROADCAST, broadcast, "2 batch dims (batch/2, 2): A varies on dim 0, B on dim 1")
+
+typedef enum bmmx_layout {
+#define BMMX__X(E, n, d) BMMX_##E,
+  BMMX_LAYOUTS(BMMX__X)
+#undef BMMX__X
+      BMMX_LAYOUT_COUNT
+} bmmx_layout;
+
+static inline const char *bmmx_layout_name(int l) {
+  switch (l) {
+#define BMMX__X(E, n, d) \
+  case BMMX_##E: return #n;
+    BMMX_LAYOUTS(BMMX__X)
+#undef BMMX__X
+  default: return "unknown";
+  }
+}
+
+static inline int bmmx_layout_parse(const char *s) {
+  int l;
+  for (l = 0; l < BMMX_LAYOUT_COUNT; ++l)
+    if (strcmp(s, bmmx_layout_name(l)) == 0) return l;
+  return -1;
+}
+
+typedef struct bmmx_case {
+  char name[48];
+  bmm_dtype dtype;
+  int64_t batch, m, n, k;
+  int layout; /* bmmx_layout */
+} bmmx_case;
+
+/* Element counts of A, B, C and bias for a case (bias 0 when unused). */
+typedef struct bmmx_sizes_t {
+  int64_t a, b, c, bias;
+} bmmx_sizes_t;
+
+/* broadcast splits the batch in (batch/2, 2) when even; else (batch, 1) */
+static inline void bmmx__bcast_dims(int64_t batch, int64_t *d0, int64_t *d1) {
+  *d1 = batch % 2 == 0 && batch > 0 ? 2 : 1;
+  *d0 = batch / *d1;
+}
+
+static inline bmmx_sizes_t bmmx_sizes(const bmmx_case *c) {
+  bmmx_sizes_t s;
+  int64_t m = c->m, n = c->n, k = c->k, nb = c->batch;
+  s.a = nb * m * k, s.b = nb * k * n, s.c = nb * m * n, s.bias = 0;
+  switch (c->layout) {
+  case BMMX_SHARED_B_BIAS: s.b = k * n, s.bias = n; break;
+  case BMMX_PADDED:
+    s.a = nb * (m * (k + 3) + 5), s.b = nb * (k * (n + 3) + 5), s.c = nb * (m * (n + 3) + 5);
+    break;
+  case BMMX_BROADCAST: {
+    int64_t d0, d1;
+    bmmx__bcast_dims(nb, &d0, &d1);
+    s.a = d0 * m * k, s.b = d1 * k * n;
+    break;
+  }
+  default: break;
+  }
+  return s;
+}
+
+static inline void bmmx__op(bmm_operand *o, const void *p, int64_t rs, int64_t cs, int64_t bs) {
+  memset(o, 0, sizeof *o);
+  o->ptr = p, o->row_stride = rs, o->col_stride = cs, o->batch_stride[0] = bs;
+}
+
+/* The descriptor of a case over buffers sized by bmmx_sizes (alpha 1, beta 0;
+   bias set only for shared_b_bias). */
+static inline bmm_problem bmmx_problem(const bmmx_case *c, const void *a, const void *b, void *cc,
+                                       const void *bias) {
+  bmm_problem p;
+  int64_t m = c->m, n = c->n, k = c->k, nb = c->batch;
+  size_t es = bmm_dtype_size(c->dtype);
+  p = bmm_problem_rowmajor(c->dtype, nb, m, n, k, a, b, cc);
+  switch (c->layout) {
+  case BMMX_SHARED_B_BIAS:
+    p.b.batch_stride[0] = 0;
+    p.bias = bias;
+    break;
+  case BMMX_BATCH_INNER:
+    bmmx__op(&p.a, a, k * nb, nb, 1);
+    bmmx__op(&p.b, b, n * nb, nb, 1);
+    bmmx__op(&p.c, cc, n * nb, nb, 1);
+    break;
+  case BMMX_COL_A: bmmx__op(&p.a, a, 1, m, m * k); break;
+  case BMMX_TRANS_B: bmmx__op(&p.b, b, 1, k, k * n); break;
+  case BMMX_COLMAJOR:
+    bmmx__op(&p.a, a, 1, m, m * k);
+    bmmx__op(&p.b, b, 1, k, k * n);
+    bmmx__op(&p.c, cc, 1, m, m * n);
+    break;
+  case BMMX_PADDED:
+    bmmx__op(&p.a, a, k + 3, 1, m * (k + 3) + 5);
+    bmmx__op(&p.b, b, n + 3, 1, k * (n + 3) + 5);
+    bmmx__op(&p.c, cc, n + 3, 1, m * (n + 3) + 5);
+    break;
+  case BMMX_NEG_ROWS:
+    bmmx__op(&p.a, a ? (const char *)a + (size_t)((m > 0 ? m - 1 : 0) * k) * es : a, -k, 1, m * k);
+    break;
+  case BMMX_BROADCAST: {
+    int64_t d0, d1;
+    bmmx__bcast_dims(nb, &d0, &d1);
+    p.batch_dims = 2, p.batch[0] = d0, p.batch[1] = d1;
+    p.a.batch_stride[0] = m * k, p.a.batch_stride[1] = 0;
+    p.b.batch_stride[0] = 0, p.b.batch_stride[1] = k * n;
+    p.c.batch_stride[0] = d1 * m * n, p.c.batch_stride[1] = m * n;
+    break;
+  }
+  default: break;
+  }
+  return p;
+}
+
+/* ---- random data -------------------------------------------------------- */
+
+static inline uint64_t bmmx_rand(uint64_t *s) { /* xorshift64*: fast, seedable, good enough */
+  uint64_t x = *s ? *s : 0x9E3779B97F4A7C15ull;
+  x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+  *s = x;
+  return x * 2685821657736338717ull;
+}
+
+/* uniform in [-1, 1), never exactly 0 (zeros hide unwritten outputs) */
+static inline double bmmx_uniform(uint64_t *s) {
+  double v = (double)(bmmx_rand(s) >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0;
+  return v == 0.0 ? 0.5 : v;
+}
+
+static inline void bmmx_fill(bmm_dtype dt, void *p, int64_t n, uint64_t *seed) {
+  int64_t i;
+  for (i = 0; i < n; ++i) {
+    double v = bmmx_uniform(seed);
+    if (dt == BMM_F32)
+      ((float *)p)[i] = (float)v;
+    else
+      ((double *)p)[i] = v;
+  }
+}
+
+/* NaN everywhere: a beta == 0 kernel that reads C, or one that leaves an
+   element unwritten, then fails the check. */
+static inline void bmmx_poison(bmm_dtype dt, void *p, int64_t n) {
+  int64_t i;
+  for (i = 0; i < n; ++i) {
+    if (dt == BMM_F32)
+      ((float *)p)[i] = (float)NAN;
+    else
+      ((double *)p)[i] = NAN;
+  }
+}
+
+/* ---- checking ----------------------------------------------------------- */
+
+#ifndef BMMX_TOL_C
+#define BMMX_TOL_C 2.0
+#endif
+
+static inline double bmmx_unit_roundoff(bmm_dtype dt) {
+  return dt == BMM_F32 ? 5.9604644775390625e-8 : 1.1102230246251565e-16;
+}
+
+static inline double bmmx__get(bmm_dtype dt, const void *p, int64_t i) {
+  return dt == BMM_F32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
+}
+
+/* C offset of logical batch entry bi (C's dims, row-major flattening). */
+static inline int64_t bmmx__c_offset(const bmm_problem *p, int64_t bi, int64_t *oa, int64_t *ob) {
+  int64_t oc = 0;
+  int d;
+  *oa = *ob = 0;
+  for (d = p->batch_dims - 1; d >= 0; --d) {
+    int64_t i = p->batch[d] ? bi % p->batch[d] : 0;
+    bi = p->batch[d] ? bi / p->batch[d] : 0;
+    *oa += i * p->a.batch_stride[d], *ob += i * p->b.batch_stride[d];
+    oc += i * p->c.batch_stride[d];
+  }
+  return oc;
+}
+
+/* Compare `got` (a C buffer laid out as p->c says, with p->c.ptr the C values
+   before the call, needed when beta != 0) with the reference, on `samples`
+   batch entries spread over the batch (all when samples <= 0 or >= batch).
+   Returns the worst |err|/bound (<= 1 passes; NaN/Inf must match the
+   reference exactly, else it returns INFINITY). Host pointers only. */
+static inline double bmmx_check(const bmm_problem *p, const void *got, int64_t samples) {
+  int64_t nb = 1, s, i, j;
+  int d;
+  double worst = 0, u = bmmx_unit_roundoff(p->dtype);
+  long double *ref = (long double *)malloc(sizeof(long double) * (size_t)(p->m * p->n + 1));
+  long double *mag = (long double *)malloc(sizeof(long double) * (size_t)(p->m * p->n + 1));
+  size_t es = bmm_dtype_size(p->dtype);
+  if (!ref || !mag) {
+    free(ref), free(mag);
+    return INFINITY;
+  }
+  for (d = 0; d < p->batch_dims; ++d)
+    nb *= p->batch[d];
+  if (samples <= 0 || samples > nb) samples = nb;
+  for (s = 0; s < samples; ++s) {
+    /* entries 0, last, and evenly spread between */
+    int64_t bi = samples == 1 ? 0 : (int64_t)((double)s * (double)(nb - 1) / (double)(samples - 1));
+    int64_t oa, ob, oc = bmmx__c_offset(p, bi, &oa, &ob);
+    bmm_problem one = *p;
+    one.batch_dims = 0;
+    if (one.a.ptr) one.a.ptr = (const char *)p->a.ptr + oa * (int64_t)es;
+    if (one.b.ptr) one.b.ptr = (const char *)p->b.ptr + ob * (int64_t)es;
+    one.c.ptr = (const char *)p->c.ptr + oc * (int64_t)es;
+    one.strategy = BMM_STRATEGY_AUTO;
+    if (bmm_reference(&one, ref, mag) != BMM_OK) {
+      worst = INFINITY;
+      break;
+    }
+    for (i = 0; i < p->m; ++i)
+      for (j = 0; j < p->n; ++j) {
+        double g = bmmx__get(p->dtype, got, oc + i * p->c.row_stride + j * p->c.col_stride);
+        double r = (double)ref[i * p->n + j];
+        double bound = BMMX_TOL_C * (double)(p->k + 3) * u * (double)mag[i * p->n + j];
+        double e;
+        if (isnan(r) || isinf(r)) {
+          if (!(isnan(r) ? isnan(g) : g == r)) worst = INFINITY;
+          continue;
+        }
+        if (isnan(g) || isinf(g)) {
+          worst = INFINITY;
+          continue;
+        }
+        e = fabs(g - r);
+        if (e > 0 && bound == 0)
+          worst = INFINITY; /* exact inputs, inexact result */
+        else if (bound > 0 && e / bound > worst)
+          worst = e / bound;
+      }
+  }
+  free(ref), free(mag);
+  return worst;
+}
+
+/* ---- the public suite (bench/suite.csv) --------------------------------- */
+
+/* Reads `name,dtype,batch,m,n,k,layout` rows (header line skipped). Returns the
+   number of cases, or -1 with a message in err. */
+static inline int bmmx_suite_load(const char *path, bmmx_case *out, int max, char *err,
+                                  size_t errlen) {
+  FILE *f = fopen(path, "r");
+  char line[256];
+  int n = 0, ln = 0;
+  if (!f) {
+    snprintf(err, errlen, "cannot open %s", path);
+    return -1;
+  }
+  while (fgets(line, sizeof line, f)) {
+    char name[48], dt[16], lay[32];
+    long long b, m, nn, k;
+    bmmx_case c;
+    ++ln;
+    if (ln == 1 && strncmp(line, "name,", 5) == 0) continue;
+    if (line[0] == '\n' || line[0] == '#') continue;
+    if (sscanf(line, "%47[^,],%15[^,],%lld,%lld,%lld,%lld,%31[^,\r\n]", name, dt, &b, &m, &nn, &k,
+               lay) != 7) {
+      snprintf(err, errlen, "%s:%d: expected name,dtype,batch,m,n,k,layout", path, ln);
+      fclose(f);
+      return -1;
+    }
+    memset(&c, 0, sizeof c);
+    snprintf(c.name, sizeof c.name, "%s", name);
+    c.dtype = strcmp(dt, "f32") == 0 ? BMM_F32 : strcmp(dt, "f64") == 0 ? BMM_F64 : BMM_DTYPE_UNSET;
+    c.batch = b, c.m = m, c.n = nn, c.k = k;
+    c.layout = bmmx_layout_parse(lay);
+    if (c.dtype == BMM_DTYPE_UNSET || c.layout < 0 || b < 0 || m < 0 || nn < 0 || k < 0) {
+      snprintf(err, errlen, "%s:%d: bad dtype `%s` or layout `%s` or size", path, ln, dt, lay);
+      fclose(f);
+      return -1;
+    }
+    if (n >= max) {
+      snprintf(err, errlen, "%s: more than %d rows", path, max);
+      fclose(f);
+      return -1;
+    }
+    out[n++] = c;
+  }
+  fclose(f);
+  return n;
+}
+
+/* Minimal bytes a case must move: A, B (and bias) read once, C written once
+   (read too when beta != 0). The memory half of the roofline. */
+static inline double bmmx_min_bytes(const bmmx_case *c, int reads_c) {
+  bmmx_sizes_t s = bmmx_sizes(c);
+  int64_t a = s.a, b = s.b, cc = c->batch * c->m * c->n;
+  if (c->layout == BMMX_PADDED) a = c->batch * c->m * c->k, b = c->batch * c->k * c->n;
+  return (double)bmm_dtype_size(c->dtype) * (double)(a + b + s.bias + cc * (reads_c ? 2 : 1));
+}
+
+static inline double bmmx_flops(const bmmx_case *c) {
+  return 2.0 * (double)c->batch * (double)c->m * (double)c->n * (double)c->k;
+}
+
+#endif /* BMM_CASES_H */
