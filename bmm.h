@@ -644,6 +644,12 @@ static void bmm__canon(bmm_operand *o, int64_t rows, int64_t cols) {
   if (rows == 1) o->row_stride = cols * o->col_stride;
 }
 
+/* (b, i, j) at (i*cols + j)*batch + b; strides of size-1 dims are free. */
+static int bmm__batch_inner(const bmm_operand *o, int64_t rows, int64_t cols, int64_t nb) {
+  return o->batch_stride[0] == 1 && (cols == 1 || o->col_stride == nb) &&
+         (rows == 1 || o->row_stride == cols * nb);
+}
+
 static bmm_layout bmm__classify(const bmm_plan *p) {
   const bmm_operand *a = &p->a, *b = &p->b, *c = &p->c;
   int64_t m = p->m, n = p->n, k = p->k, nb = p->batch;
@@ -660,9 +666,8 @@ static bmm_layout bmm__classify(const bmm_plan *p) {
     if (b->batch_stride[0] == k * n) return BMM_LAYOUT_ROWMAJOR;
     if (b->batch_stride[0] == 0) return BMM_LAYOUT_SHARED_B;
   }
-  if (a->batch_stride[0] == 1 && b->batch_stride[0] == 1 && c->batch_stride[0] == 1 &&
-      a->col_stride == nb && a->row_stride == k * nb && b->col_stride == nb &&
-      b->row_stride == n * nb && c->col_stride == nb && c->row_stride == n * nb)
+  if (bmm__batch_inner(a, m, k, nb) && bmm__batch_inner(b, k, n, nb) &&
+      bmm__batch_inner(c, m, n, nb))
     return BMM_LAYOUT_BATCH_INNER;
   return BMM_LAYOUT_GENERAL;
 }
@@ -898,8 +903,8 @@ static bmm_status bmm__active(bmm_backend be, const bmm_table_rule *dflt, int nd
 static bmm_status bmm__plan_with(const bmm_problem *p, bmm_backend be, const bmm_table_rule *dflt,
                                  int ndflt, bmm_strategy forced_by_macro, bmm_plan *out) {
   bmm_status s = bmm__validate(p, out);
-  const bmm_table_rule *rules;
-  int count, i;
+  const bmm_table_rule *rules = NULL;
+  int count = 0, i;
   if (s != BMM_OK) return s;
   out->backend = be;
   if (p->strategy != BMM_STRATEGY_AUTO || forced_by_macro != BMM_STRATEGY_AUTO) {
@@ -908,7 +913,8 @@ static bmm_status bmm__plan_with(const bmm_problem *p, bmm_backend be, const bmm
       return bmm__fail(BMM_WRONG_BACKEND, "strategy %s is a %s strategy, this is the %s backend",
                        bmm_strategy_name(f), bmm_backend_name(bmm_strategy_backend(f)),
                        bmm_backend_name(be));
-    if (!bmm_strategy_supports(f, out)) {
+    /* an empty problem does no work, so any strategy of the backend runs it */
+    if (out->m * out->n * out->batch != 0 && !bmm_strategy_supports(f, out)) {
       unsigned l;
       int64_t mm, mn, mk;
       bmm__claim(f, &l, &mm, &mn, &mk);
@@ -994,7 +1000,7 @@ static void bmm__put(bmm__buf *b, const char *fmt, ...) {
   if (n > 0) b->used += (size_t)n;
 }
 
-static void bmm__put_range(bmm__buf *b, int64_t lo, int64_t hi) {
+static void bmm__put_range(bmm__buf *b, int64_t lo, int64_t hi, int width) {
   char s[48];
   if (lo == 0 && hi == 0)
     snprintf(s, sizeof s, "*");
@@ -1004,10 +1010,11 @@ static void bmm__put_range(bmm__buf *b, int64_t lo, int64_t hi) {
     snprintf(s, sizeof s, "%lld..", (long long)lo);
   else
     snprintf(s, sizeof s, "%lld..%lld", (long long)lo, (long long)hi);
-  bmm__put(b, " %-9s", s);
+  bmm__put(b, " %-*s", width, s);
 }
 
-static void bmm__put_rule(bmm__buf *b, const bmm_table_rule *r) {
+/* width 0: compact (explain); else aligned columns (files) */
+static void bmm__put_rule(bmm__buf *b, const bmm_table_rule *r, int width) {
   char s[96];
   size_t n = 0;
   int i;
@@ -1017,24 +1024,24 @@ static void bmm__put_rule(bmm__buf *b, const bmm_table_rule *r) {
     if (r->dtypes & BMM_DT(i))
       n +=
           (size_t)snprintf(s + n, sizeof s - n, "%s%s", n ? "," : "", bmm_dtype_name((bmm_dtype)i));
-  bmm__put(b, "%-8s", s);
+  bmm__put(b, "%-*s", width ? 8 : 0, s);
   n = 0;
   if (r->layouts == 0) n += (size_t)snprintf(s, sizeof s, "*");
   for (i = 0; r->layouts && i < BMM_LAYOUT_COUNT; ++i)
     if (r->layouts & (1u << i))
       n += (size_t)snprintf(s + n, sizeof s - n, "%s%s", n ? "," : "",
                             bmm_layout_name((bmm_layout)i));
-  bmm__put(b, " %-12s", s);
-  bmm__put_range(b, r->m_min, r->m_max);
-  bmm__put_range(b, r->n_min, r->n_max);
-  bmm__put_range(b, r->k_min, r->k_max);
-  bmm__put_range(b, r->batch_min, r->batch_max);
+  bmm__put(b, " %-*s", width ? 12 : 0, s);
+  bmm__put_range(b, r->m_min, r->m_max, width);
+  bmm__put_range(b, r->n_min, r->n_max, width);
+  bmm__put_range(b, r->k_min, r->k_max, width);
+  bmm__put_range(b, r->batch_min, r->batch_max, width);
   bmm__put(b, " %s", bmm_strategy_name(r->strategy));
   for (i = 0; i < 6; ++i) {
     int v = *bmm__tunable((bmm_table_rule *)r, i);
     if (v) bmm__put(b, " %s=%d", bmm__tunable_names[i], v);
   }
-  if (r->note[0]) bmm__put(b, "  # %s", r->note);
+  if (r->note[0]) bmm__put(b, width ? "  # %s" : " # %s", r->note);
 }
 
 size_t bmm_table_format(const bmm_table_rule *rules, int count, char *buf, size_t len) {
@@ -1045,7 +1052,7 @@ size_t bmm_table_format(const bmm_table_rule *rules, int count, char *buf, size_
   bmm__put(&b, "# dtypes layouts        m         n         k         batch     strategy "
                "[tunables] # note\n");
   for (i = 0; i < count; ++i) {
-    bmm__put_rule(&b, &rules[i]);
+    bmm__put_rule(&b, &rules[i], 9);
     bmm__put(&b, "\n");
   }
   return b.used;
@@ -1283,8 +1290,11 @@ static void bmm__env_load(void) {
   if (!path || !*path) return;
   if (bmm__parse_file(path, slots) != BMM_OK) {
     bmm__tables.env_status = BMM_TABLE_FILE;
-    strcpy(bmm__tables.env_msg, "BMM_TABLE_FILE=");
-    strncat(bmm__tables.env_msg, bmm__err_body(), sizeof bmm__tables.env_msg - 16);
+    size_t n = strlen(bmm__err_body());
+    if (n > sizeof bmm__tables.env_msg - 16) n = sizeof bmm__tables.env_msg - 16;
+    memcpy(bmm__tables.env_msg, "BMM_TABLE_FILE=", 15);
+    memcpy(bmm__tables.env_msg + 15, bmm__err_body(), n);
+    bmm__tables.env_msg[15 + n] = 0;
     return;
   }
   for (be = 0; be < BMM_BACKEND_COUNT; ++be)
@@ -1338,7 +1348,7 @@ static size_t bmm__explain_plan(const bmm_plan *p, const bmm_table_rule *rules, 
     return b.used;
   }
   bmm__put(&b, "; rule %d of %d matched [", p->rule_index, count);
-  bmm__put_rule(&b, &p->rule);
+  bmm__put_rule(&b, &p->rule, 0);
   bmm__put(&b, "]");
   for (i = 0; i < p->rule_index && i < count; ++i) {
     const char *miss = bmm__range_miss(&rules[i], p);
@@ -1358,7 +1368,7 @@ static bmm_status bmm__explain_with(const bmm_problem *p, bmm_backend be,
                                     const bmm_table_rule *dflt, int ndflt, bmm_strategy forced,
                                     char *buf, size_t len, bmm_plan *plan_out) {
   static BMM__TLS bmm_table_rule copy[BMM_TABLE_MAX_RULES];
-  const bmm_table_rule *rules;
+  const bmm_table_rule *rules = NULL;
   int count = 0;
   bmm_status s;
   if (!buf || !len) return bmm__fail(BMM_NULL_POINTER, "buf is NULL or len is 0");
@@ -1378,7 +1388,7 @@ static bmm_status bmm__explain_with(const bmm_problem *p, bmm_backend be,
 
 static bmm_status bmm__table_get_with(bmm_backend be, const bmm_table_rule *dflt, int ndflt,
                                       bmm_table_rule *out, int max, int *count) {
-  const bmm_table_rule *rules;
+  const bmm_table_rule *rules = NULL;
   int n = 0;
   bmm_status s;
   if (!out || !count) return bmm__fail(BMM_NULL_POINTER, "rules and count must not be NULL");

@@ -1,0 +1,244 @@
+/* The seed problem's sweep: batch 10^6 of (3 x K) * (K x 1), K = 5..50, in
+   f32 and f64. Per K: the strategy the table chose, the median time, GB/s and
+   the percentage of the measured copy bandwidth (the memory roofline: these
+   shapes move 4K+3 values per batch entry for 6K flops, so bytes decide).
+
+   Built twice: as C for the CPU (build/demo) and, through demo_cuda.cu, as
+   CUDA (build/demo_cuda). `ninja demo` runs the CUDA one when a GPU answers.
+   Usage: demo [batch] [kmin] [kmax] [f32|f64|both] */
+#define BMM_IMPLEMENTATION
+#ifdef __CUDACC__
+#include "bmm_cuda.cuh"
+#else
+#include "bmm.h"
+#endif
+#include "tests/bmm_cases.h"
+
+#include <time.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define REPS 7
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+
+#ifdef __CUDACC__
+#define BACKEND BMM_BACKEND_CUDA
+#define CK(x)                                                                                      \
+  do {                                                                                             \
+    cudaError_t e_ = (x);                                                                          \
+    if (e_ != cudaSuccess) {                                                                       \
+      fprintf(stderr, "demo: %s: %s\n", #x, cudaGetErrorString(e_));                               \
+      exit(1);                                                                                     \
+    }                                                                                              \
+  } while (0)
+static void *dev_alloc(size_t bytes) {
+  void *p;
+  CK(cudaMalloc(&p, bytes));
+  return p;
+}
+static void to_dev(void *d, const void *h, size_t bytes) {
+  CK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
+}
+static void to_host(void *h, const void *d, size_t bytes) {
+  CK(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
+}
+static void dev_free(void *p) { cudaFree(p); }
+static const char *device_name(void) {
+  static struct cudaDeviceProp prop;
+  int dev = 0;
+  CK(cudaGetDevice(&dev));
+  CK(cudaGetDeviceProperties(&prop, dev));
+  return prop.name;
+}
+/* Device-to-device copy of a buffer far beyond L2: bytes read + written. */
+static double copy_bandwidth(void *x, void *y, size_t bytes) {
+  cudaEvent_t e0, e1;
+  float ms[REPS];
+  double t[REPS];
+  int r;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  CK(cudaMemcpy(y, x, bytes, cudaMemcpyDeviceToDevice));
+  for (r = 0; r < REPS; ++r) {
+    CK(cudaEventRecord(e0, 0));
+    CK(cudaMemcpy(y, x, bytes, cudaMemcpyDeviceToDevice));
+    CK(cudaEventRecord(e1, 0));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaEventElapsedTime(&ms[r], e0, e1));
+    t[r] = ms[r] * 1e-3;
+  }
+  qsort(t, REPS, sizeof t[0], cmp_double);
+  return 2.0 * (double)bytes / t[REPS / 2];
+}
+/* Median seconds of REPS calls, after one warm-up; status of the first call. */
+static bmm_status time_call(const bmm_problem *p, double *sec) {
+  cudaEvent_t e0, e1;
+  double t[REPS];
+  int r;
+  bmm_status s = bmm_cuda(p, 0);
+  if (s != BMM_OK) return s;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  for (r = 0; r < REPS; ++r) {
+    float ms;
+    CK(cudaEventRecord(e0, 0));
+    bmm_cuda(p, 0);
+    CK(cudaEventRecord(e1, 0));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    t[r] = ms * 1e-3;
+  }
+  CK(cudaGetLastError());
+  qsort(t, REPS, sizeof t[0], cmp_double);
+  *sec = t[REPS / 2];
+  return BMM_OK;
+}
+#else
+#define BACKEND BMM_BACKEND_CPU
+static void *dev_alloc(size_t bytes) { return malloc(bytes); }
+static void to_dev(void *d, const void *h, size_t bytes) { memcpy(d, h, bytes); }
+static void to_host(void *h, const void *d, size_t bytes) { memcpy(h, d, bytes); }
+static void dev_free(void *p) { free(p); }
+static const char *device_name(void) {
+#ifdef _OPENMP
+  static char s[64];
+  snprintf(s, sizeof s, "CPU, %d OpenMP threads", omp_get_max_threads());
+  return s;
+#else
+  return "CPU, 1 thread (built without OpenMP)";
+#endif
+}
+/* memcpy in as many chunks as threads, bytes read + written */
+static double copy_bandwidth(void *x, void *y, size_t bytes) {
+  double t[REPS];
+  int r;
+  for (r = 0; r < REPS; ++r) {
+    double t0 = now_s();
+    int c, nc = 1;
+#ifdef _OPENMP
+    nc = omp_get_max_threads();
+#pragma omp parallel for schedule(static)
+#endif
+    for (c = 0; c < nc; ++c) {
+      size_t lo = bytes / (size_t)nc * (size_t)c, hi = c == nc - 1 ? bytes : lo + bytes / (size_t)nc;
+      memcpy((char *)y + lo, (const char *)x + lo, hi - lo);
+    }
+    t[r] = now_s() - t0;
+  }
+  qsort(t, REPS, sizeof t[0], cmp_double);
+  return 2.0 * (double)bytes / t[REPS / 2];
+}
+static bmm_status time_call(const bmm_problem *p, double *sec) {
+  double t[REPS];
+  int r;
+  bmm_status s = bmm_cpu(p);
+  if (s != BMM_OK) return s;
+  for (r = 0; r < REPS; ++r) {
+    double t0 = now_s();
+    bmm_cpu(p);
+    t[r] = now_s() - t0;
+  }
+  qsort(t, REPS, sizeof t[0], cmp_double);
+  *sec = t[REPS / 2];
+  return BMM_OK;
+}
+#endif
+
+static int sweep(bmm_dtype dt, int64_t batch, int kmin, int kmax, double bw) {
+  bmmx_case c;
+  bmmx_sizes_t s;
+  size_t es = bmm_dtype_size(dt);
+  void *ha, *hb, *hc, *da, *db, *dc;
+  uint64_t seed = 42;
+  int k, fails = 0;
+  memset(&c, 0, sizeof c);
+  c.dtype = dt, c.batch = batch, c.m = 3, c.n = 1, c.k = kmax, c.layout = BMMX_ROWMAJOR;
+  s = bmmx_sizes(&c);
+  ha = malloc((size_t)s.a * es), hb = malloc((size_t)s.b * es), hc = malloc((size_t)s.c * es);
+  if (!ha || !hb || !hc) {
+    fprintf(stderr, "demo: out of host memory for batch %lld\n", (long long)batch);
+    return 1;
+  }
+  bmmx_fill(dt, ha, s.a, &seed);
+  bmmx_fill(dt, hb, s.b, &seed);
+  da = dev_alloc((size_t)s.a * es), db = dev_alloc((size_t)s.b * es);
+  dc = dev_alloc((size_t)s.c * es);
+  if (!da || !db || !dc) {
+    fprintf(stderr, "demo: out of memory for batch %lld\n", (long long)batch);
+    return 1;
+  }
+  to_dev(da, ha, (size_t)s.a * es);
+  to_dev(db, hb, (size_t)s.b * es);
+  printf("\n%s  batch %lld of (3 x K) * (K x 1)\n", bmm_dtype_name(dt), (long long)batch);
+  printf("%4s  %-18s %10s %9s %8s  %s\n", "K", "strategy", "time ms", "GB/s", "% copy", "check");
+  for (k = kmin; k <= kmax; ++k) {
+    bmm_plan plan;
+    bmm_problem p;
+    double sec = 0, bytes, worst;
+    bmm_status st;
+    c.k = k;
+    /* the first batch*3*k values of the K=kmax buffers are a valid packed A */
+    p = bmmx_problem(&c, da, db, dc, NULL);
+    st = bmm_plan_problem(&p, BACKEND, &plan);
+    if (st == BMM_OK) st = time_call(&p, &sec);
+    if (st != BMM_OK) {
+      printf("%4d  failed: %s\n", k, bmm_last_error());
+      ++fails;
+      continue;
+    }
+    to_host(hc, dc, (size_t)(batch * 3) * es);
+    p = bmmx_problem(&c, ha, hb, hc, NULL);
+    worst = bmmx_check(&p, hc, 64);
+    bytes = bmmx_min_bytes(&c, 0);
+    printf("%4d  %-18s %10.3f %9.1f %7.1f%%  %s\n", k, bmm_strategy_name(plan.strategy),
+           sec * 1e3, bytes / sec * 1e-9, 100.0 * bytes / sec / bw, worst <= 1 ? "ok" : "WRONG");
+    if (!(worst <= 1)) ++fails;
+  }
+  dev_free(da), dev_free(db), dev_free(dc);
+  free(ha), free(hb), free(hc);
+  return fails;
+}
+
+int main(int argc, char **argv) {
+  int64_t batch = argc > 1 ? atoll(argv[1]) : 1000000;
+  int kmin = argc > 2 ? atoi(argv[2]) : 5, kmax = argc > 3 ? atoi(argv[3]) : 50;
+  const char *which = argc > 4 ? argv[4] : "both";
+  size_t cbytes = (size_t)1 << 28; /* 256 MiB: far beyond any cache */
+  void *x, *y;
+  double bw;
+  int fails = 0;
+  if (batch < 1 || kmin < 1 || kmax < kmin) {
+    fprintf(stderr, "usage: demo [batch>=1] [kmin>=1] [kmax>=kmin] [f32|f64|both]\n");
+    return 2;
+  }
+  x = dev_alloc(cbytes), y = dev_alloc(cbytes);
+  if (!x || !y) return 1;
+  {
+    void *h = malloc(cbytes);
+    uint64_t seed = 7;
+    if (!h) return 1;
+    bmmx_fill(BMM_F64, h, (int64_t)(cbytes / 8), &seed);
+    to_dev(x, h, cbytes);
+    free(h);
+  }
+  bw = copy_bandwidth(x, y, cbytes);
+  dev_free(x), dev_free(y);
+  printf("bmm %s seed sweep on %s\n", BMM_VERSION, device_name());
+  printf("measured copy bandwidth (read + write, 256 MiB): %.1f GB/s\n", bw * 1e-9);
+  if (strcmp(which, "f64") != 0) fails += sweep(BMM_F32, batch, kmin, kmax, bw);
+  if (strcmp(which, "f32") != 0) fails += sweep(BMM_F64, batch, kmin, kmax, bw);
+  printf("\n%s\n", fails ? "some results FAILED" : "all results checked against the reference");
+  return fails != 0;
+}

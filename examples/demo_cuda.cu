@@ -1,0 +1,2 @@
+/* The seed sweep on the GPU: the same program as demo.c, compiled by nvcc. */
+#include "demo.c"
