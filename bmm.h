@@ -353,13 +353,16 @@ static BMM__TLS char bmm__err[512];
 
 const char *bmm_last_error(void) { return bmm__err; }
 
+/* Formats into a local buffer first: callers may pass bmm__err itself (or a
+   part of it) as an argument, to wrap an inner message in an outer one. */
 static bmm_status bmm__fail(bmm_status s, const char *fmt, ...) {
+  char msg[sizeof bmm__err];
   va_list ap;
-  int n = snprintf(bmm__err, sizeof bmm__err, "%s: ", bmm_status_name(s));
+  int n = snprintf(msg, sizeof msg, "%s: ", bmm_status_name(s));
   va_start(ap, fmt);
-  if (n > 0 && (size_t)n < sizeof bmm__err)
-    vsnprintf(bmm__err + n, sizeof bmm__err - (size_t)n, fmt, ap);
+  if (n > 0 && (size_t)n < sizeof msg) vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
   va_end(ap);
+  memcpy(bmm__err, msg, sizeof msg);
   return s;
 }
 
