@@ -1095,6 +1095,7 @@ static int bmm__parse_mask(const char *w, size_t n, int is_dtype, unsigned *mask
   size_t i = 0;
   *mask = 0;
   if (n == 1 && w[0] == '*') return 1;
+  if (n == 0 || w[n - 1] == ',') return 0; /* "f32," is a typo, not "f32" */
   while (i < n) {
     size_t j = i;
     int e, found = 0;

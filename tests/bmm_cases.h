@@ -209,62 +209,138 @@ static inline int64_t bmmx__c_offset(const bmm_problem *p, int64_t bi, int64_t *
   return oc;
 }
 
+/* Batch entry of sample s of `samples`: 0, the last, and evenly spread. */
+static inline int64_t bmmx__sample_entry(int64_t s, int64_t samples, int64_t nb) {
+  return samples == 1 ? 0 : (int64_t)((double)s * (double)(nb - 1) / (double)(samples - 1));
+}
+
+static inline int64_t bmmx__batch_count(const bmm_problem *p) {
+  int64_t nb = 1;
+  int d;
+  for (d = 0; d < p->batch_dims; ++d)
+    nb *= p->batch[d];
+  return nb;
+}
+
+/* Reference (and error scale) of batch entry bi into ref/mag[m][n]. */
+static inline int bmmx__entry_reference(const bmm_problem *p, int64_t bi, long double *ref,
+                                        long double *mag) {
+  int64_t oa, ob, oc = bmmx__c_offset(p, bi, &oa, &ob);
+  size_t es = bmm_dtype_size(p->dtype);
+  bmm_problem one = *p;
+  one.batch_dims = 0;
+  if (one.a.ptr) one.a.ptr = (const char *)p->a.ptr + oa * (int64_t)es;
+  if (one.b.ptr) one.b.ptr = (const char *)p->b.ptr + ob * (int64_t)es;
+  one.c.ptr = (const char *)p->c.ptr + oc * (int64_t)es;
+  one.strategy = BMM_STRATEGY_AUTO;
+  return bmm_reference(&one, ref, mag) == BMM_OK;
+}
+
+/* Worst |err|/bound of batch entry bi of `got` against its reference; the
+   element that gave it in *wi, *wj. */
+static inline double bmmx__entry_compare(const bmm_problem *p, int64_t bi, const void *got,
+                                         const long double *ref, const long double *mag,
+                                         int64_t *wi, int64_t *wj) {
+  int64_t oa, ob, oc = bmmx__c_offset(p, bi, &oa, &ob), i, j;
+  double worst = 0, u = bmmx_unit_roundoff(p->dtype);
+  *wi = *wj = 0;
+  for (i = 0; i < p->m; ++i)
+    for (j = 0; j < p->n; ++j) {
+      double g = bmmx__get(p->dtype, got, oc + i * p->c.row_stride + j * p->c.col_stride);
+      double r = (double)ref[i * p->n + j];
+      double bound = BMMX_TOL_C * (double)(p->k + 3) * u * (double)mag[i * p->n + j];
+      double e = 0;
+      if (isnan(r) || isinf(r))
+        e = (isnan(r) ? isnan(g) : g == r) ? 0 : INFINITY;
+      else if (isnan(g) || isinf(g))
+        e = INFINITY;
+      else if (g != r)
+        e = bound > 0 ? fabs(g - r) / bound : INFINITY; /* exact inputs, inexact result */
+      if (e > worst) worst = e, *wi = i, *wj = j;
+    }
+  return worst;
+}
+
 /* Compare `got` (a C buffer laid out as p->c says, with p->c.ptr the C values
    before the call, needed when beta != 0) with the reference, on `samples`
    batch entries spread over the batch (all when samples <= 0 or >= batch).
    Returns the worst |err|/bound (<= 1 passes; NaN/Inf must match the
    reference exactly, else it returns INFINITY). Host pointers only. */
 static inline double bmmx_check(const bmm_problem *p, const void *got, int64_t samples) {
-  int64_t nb = 1, s, i, j;
-  int d;
-  double worst = 0, u = bmmx_unit_roundoff(p->dtype);
+  int64_t nb = bmmx__batch_count(p), s, wi, wj;
+  double worst = 0;
   long double *ref = (long double *)malloc(sizeof(long double) * (size_t)(p->m * p->n + 1));
   long double *mag = (long double *)malloc(sizeof(long double) * (size_t)(p->m * p->n + 1));
-  size_t es = bmm_dtype_size(p->dtype);
   if (!ref || !mag) {
     free(ref), free(mag);
     return INFINITY;
   }
-  for (d = 0; d < p->batch_dims; ++d)
-    nb *= p->batch[d];
   if (samples <= 0 || samples > nb) samples = nb;
   for (s = 0; s < samples; ++s) {
-    /* entries 0, last, and evenly spread between */
-    int64_t bi = samples == 1 ? 0 : (int64_t)((double)s * (double)(nb - 1) / (double)(samples - 1));
-    int64_t oa, ob, oc = bmmx__c_offset(p, bi, &oa, &ob);
-    bmm_problem one = *p;
-    one.batch_dims = 0;
-    if (one.a.ptr) one.a.ptr = (const char *)p->a.ptr + oa * (int64_t)es;
-    if (one.b.ptr) one.b.ptr = (const char *)p->b.ptr + ob * (int64_t)es;
-    one.c.ptr = (const char *)p->c.ptr + oc * (int64_t)es;
-    one.strategy = BMM_STRATEGY_AUTO;
-    if (bmm_reference(&one, ref, mag) != BMM_OK) {
+    int64_t bi = bmmx__sample_entry(s, samples, nb);
+    double e;
+    if (!bmmx__entry_reference(p, bi, ref, mag)) {
       worst = INFINITY;
       break;
     }
-    for (i = 0; i < p->m; ++i)
-      for (j = 0; j < p->n; ++j) {
-        double g = bmmx__get(p->dtype, got, oc + i * p->c.row_stride + j * p->c.col_stride);
-        double r = (double)ref[i * p->n + j];
-        double bound = BMMX_TOL_C * (double)(p->k + 3) * u * (double)mag[i * p->n + j];
-        double e;
-        if (isnan(r) || isinf(r)) {
-          if (!(isnan(r) ? isnan(g) : g == r)) worst = INFINITY;
-          continue;
-        }
-        if (isnan(g) || isinf(g)) {
-          worst = INFINITY;
-          continue;
-        }
-        e = fabs(g - r);
-        if (e > 0 && bound == 0)
-          worst = INFINITY; /* exact inputs, inexact result */
-        else if (bound > 0 && e / bound > worst)
-          worst = e / bound;
-      }
+    e = bmmx__entry_compare(p, bi, got, ref, mag, &wi, &wj);
+    if (e > worst) worst = e;
   }
   free(ref), free(mag);
   return worst;
+}
+
+/* bmmx_check in two halves, to compare several results of one problem (every
+   strategy, 1 and 2 threads) against one reference: bmmx_expect_init
+   computes the reference of the sampled entries (p->c.ptr: C before the
+   call); bmmx_expect_compare returns the worst |err|/bound of `got` as
+   bmmx_check does and says where it was. */
+typedef struct bmmx_expect {
+  int64_t nb, samples;
+  long double *ref, *mag; /* [samples][m][n] */
+  int ok;                 /* the reference could be computed */
+  int64_t worst_entry, worst_i, worst_j;
+  double worst_got, worst_ref; /* at the worst element of the last compare */
+} bmmx_expect;
+
+static inline int bmmx_expect_init(bmmx_expect *e, const bmm_problem *p, int64_t samples) {
+  int64_t s, mn = p->m * p->n;
+  memset(e, 0, sizeof *e);
+  e->nb = bmmx__batch_count(p);
+  e->samples = samples <= 0 || samples > e->nb ? e->nb : samples;
+  e->ref = (long double *)malloc(sizeof(long double) * (size_t)(e->samples * mn + 1));
+  e->mag = (long double *)malloc(sizeof(long double) * (size_t)(e->samples * mn + 1));
+  e->ok = e->ref && e->mag;
+  for (s = 0; e->ok && s < e->samples; ++s)
+    e->ok = bmmx__entry_reference(p, bmmx__sample_entry(s, e->samples, e->nb), e->ref + s * mn,
+                                  e->mag + s * mn);
+  return e->ok;
+}
+
+static inline double bmmx_expect_compare(bmmx_expect *e, const bmm_problem *p, const void *got) {
+  int64_t s, mn = p->m * p->n, wi, wj;
+  double worst = 0;
+  if (!e->ok) return INFINITY;
+  e->worst_entry = e->worst_i = e->worst_j = 0;
+  e->worst_got = e->worst_ref = 0;
+  for (s = 0; s < e->samples; ++s) {
+    int64_t bi = bmmx__sample_entry(s, e->samples, e->nb), oa, ob, oc;
+    double w = bmmx__entry_compare(p, bi, got, e->ref + s * mn, e->mag + s * mn, &wi, &wj);
+    if (w > worst || s == 0) {
+      if (w > worst) worst = w;
+      oc = bmmx__c_offset(p, bi, &oa, &ob);
+      e->worst_entry = bi, e->worst_i = wi, e->worst_j = wj;
+      e->worst_got = bmmx__get(p->dtype, got, oc + wi * p->c.row_stride + wj * p->c.col_stride);
+      e->worst_ref = (double)e->ref[s * mn + wi * p->n + wj];
+    }
+  }
+  return worst;
+}
+
+static inline void bmmx_expect_free(bmmx_expect *e) {
+  free(e->ref), free(e->mag);
+  e->ref = e->mag = NULL;
+  e->ok = 0;
 }
 
 /* ---- the public suite (bench/suite.csv) --------------------------------- */
@@ -325,6 +401,77 @@ static inline double bmmx_min_bytes(const bmmx_case *c, int reads_c) {
 
 static inline double bmmx_flops(const bmmx_case *c) {
   return 2.0 * (double)c->batch * (double)c->m * (double)c->n * (double)c->k;
+}
+
+/* ---- describing and bounding a problem (tests) -------------------------- */
+
+/* Lowest and highest element offset, relative to o->ptr, that an operand of
+   rows x cols over batch dims[0..nd) can address (strides of size-1 dims
+   ignored, as validation does). Sizes of 0 give lo = hi = 0. */
+static inline void bmmx_extent(const bmm_operand *o, int64_t rows, int64_t cols, int nd,
+                               const int64_t *dims, int64_t *lo, int64_t *hi) {
+  int64_t size[2 + BMM_MAX_BATCH_DIMS], stride[2 + BMM_MAX_BATCH_DIMS];
+  int i, n = 0;
+  *lo = *hi = 0;
+  size[n] = rows, stride[n++] = o->row_stride;
+  size[n] = cols, stride[n++] = o->col_stride;
+  for (i = 0; i < nd; ++i)
+    size[n] = dims[i], stride[n++] = o->batch_stride[i];
+  for (i = 0; i < n; ++i) {
+    if (size[i] <= 1) continue;
+    if (stride[i] < 0)
+      *lo += (size[i] - 1) * stride[i];
+    else
+      *hi += (size[i] - 1) * stride[i];
+  }
+}
+
+/* Marks mask[off - lo] for every C element p addresses (offset off from
+   p->c.ptr); mask has `count` entries. Returns how many addressed offsets fall
+   outside [lo, lo + count) (0 for a buffer sized by bmmx_extent). With the
+   mask, a test checks that a kernel wrote nothing outside C's elements. */
+static inline int64_t bmmx_c_mask(const bmm_problem *p, int64_t lo, int64_t count,
+                                  unsigned char *mask) {
+  int64_t nb = 1, bi, i, j, outside = 0;
+  int d;
+  for (d = 0; d < p->batch_dims; ++d)
+    nb *= p->batch[d];
+  for (bi = 0; bi < nb; ++bi) {
+    int64_t oa, ob, oc = bmmx__c_offset(p, bi, &oa, &ob);
+    for (i = 0; i < p->m; ++i)
+      for (j = 0; j < p->n; ++j) {
+        int64_t off = oc + i * p->c.row_stride + j * p->c.col_stride - lo;
+        if (off < 0 || off >= count)
+          ++outside;
+        else
+          mask[off] = 1;
+      }
+  }
+  return outside;
+}
+
+/* One line with every field a reader needs to rebuild p (pointers left out). */
+static inline void bmmx_describe(const bmm_problem *p, char *buf, size_t len) {
+  const bmm_operand *ops[3];
+  size_t u;
+  int d, o;
+  ops[0] = &p->a, ops[1] = &p->b, ops[2] = &p->c;
+  u = (size_t)snprintf(buf, len, "%s m=%lld n=%lld k=%lld batch=(", bmm_dtype_name(p->dtype),
+                       (long long)p->m, (long long)p->n, (long long)p->k);
+  for (d = 0; d < p->batch_dims && u < len; ++d)
+    u += (size_t)snprintf(buf + u, len - u, "%s%lld", d ? "," : "", (long long)p->batch[d]);
+  if (u < len) u += (size_t)snprintf(buf + u, len - u, ")");
+  for (o = 0; o < 3 && u < len; ++o) {
+    u += (size_t)snprintf(buf + u, len - u, " %c{rs=%lld cs=%lld bs=(", "abc"[o],
+                          (long long)ops[o] -> row_stride, (long long)ops[o] -> col_stride);
+    for (d = 0; d < p->batch_dims && u < len; ++d)
+      u += (size_t)snprintf(buf + u, len - u, "%s%lld", d ? "," : "",
+                            (long long)ops[o]->batch_stride[d]);
+    if (u < len) u += (size_t)snprintf(buf + u, len - u, ")}");
+  }
+  if (u < len)
+    snprintf(buf + u, len - u, " alpha=%g beta=%g bias=%s strategy=%s", p->alpha, p->beta,
+             p->bias ? "yes" : "no", bmm_strategy_name(p->strategy));
 }
 
 #endif /* BMM_CASES_H */

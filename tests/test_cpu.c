@@ -1,0 +1,2185 @@
+/* tests/test_cpu.c - the CPU test runner of bmm: one registry of tests (TESTS
+   below), each a list of checks; every failed check prints what to rebuild the
+   case from. Ends with `N passed, N failed` (counting checks) and exits
+   non-zero on failure.
+
+     build/test_cpu [--list] [NAME_SUBSTRING ...]   run all tests, or those
+                                                   whose name contains one
+   Run from the repository root (it reads tests/data/; BMMX_TEST_DATA
+   overrides the folder). It re-executes itself (`--child MODE FILE`) to test
+   the BMM_TABLE_FILE environment variable. */
+#define _POSIX_C_SOURCE 200809L
+#define BMM_IMPLEMENTATION
+#include "bmm.h"
+#include "tests/bmm_cases.h"
+
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* ---- the runner -------------------------------------------------------- */
+
+#define SHOW_MAX 20 /* failures printed per test; the rest are counted */
+
+static const char *g_test = "";
+static long g_passed, g_failed, g_shown;
+static const char *g_data = "tests/data";
+static char g_self[4096];
+
+static int check_at(int ok, const char *file, int line, const char *expr, const char *fmt, ...) {
+  va_list ap;
+  if (ok) {
+    ++g_passed;
+    return 1;
+  }
+  ++g_failed;
+  if (++g_shown > SHOW_MAX) return 0;
+  printf("FAIL %s (%s:%d): %s\n     ", g_test, file, line, expr);
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  printf("\n");
+  return 0;
+}
+#define CHECK(cond, ...) check_at((cond) != 0, __FILE__, __LINE__, #cond, __VA_ARGS__)
+
+/* The status, and that the message names the status and contains `has`. */
+static int expect_at(const char *file, int line, bmm_status got, bmm_status want, const char *has,
+                     const char *ctx) {
+  const char *e = bmm_last_error();
+  int ok = check_at(got == want, file, line, "status", "%s: got %s, want %s; last error: `%s`", ctx,
+                    bmm_status_name(got), bmm_status_name(want), e);
+  if (!ok) return 0;
+  if (want == BMM_OK)
+    return check_at(e[0] == 0, file, line, "last error empty", "%s: OK but last error is `%s`", ctx,
+                    e);
+  ok = check_at(strncmp(e, bmm_status_name(want), strlen(bmm_status_name(want))) == 0, file, line,
+                "message names status", "%s: message `%s` does not start with %s", ctx, e,
+                bmm_status_name(want));
+  if (has)
+    ok &= check_at(strstr(e, has) != NULL, file, line, "message names field",
+                   "%s: message `%s` does not contain `%s`", ctx, e, has);
+  return ok;
+}
+#define EXPECT(got, want, has, ctx) expect_at(__FILE__, __LINE__, got, want, has, ctx)
+
+static int contains(const char *s, const char *sub) { return strstr(s, sub) != NULL; }
+
+typedef bmm_status (*entry_fn)(const bmm_problem *);
+static const struct cpu_strategy {
+  bmm_strategy s;
+  const char *name;
+  entry_fn entry;
+} cpu_strategies[] = {
+#define X(E, name, l, mm, mn, mk, d) {BMM_##E, #name, bmm_##name},
+    BMM_CPU_STRATEGIES(X)
+#undef X
+};
+#define NCPU ((int)(sizeof cpu_strategies / sizeof cpu_strategies[0]))
+enum {
+  NCPU_MAX = 0
+#define X(E, name, l, mm, mn, mk, d) +1
+  BMM_CPU_STRATEGIES(X)
+#undef X
+};
+
+static const bmm_strategy cuda_strategies[] = {
+#define X(E, name, l, mm, mn, mk, d) BMM_##E,
+    BMM_CUDA_STRATEGIES(X)
+#undef X
+};
+#define NCUDA ((int)(sizeof cuda_strategies / sizeof cuda_strategies[0]))
+
+static void claim_of(bmm_strategy s, unsigned *layouts, int64_t *mm, int64_t *mn, int64_t *mk) {
+  *layouts = 0, *mm = *mn = *mk = 0;
+#define X(E, name, l, xm, xn, xk, d) \
+  if (s == BMM_##E) *layouts = (l), *mm = (xm), *mn = (xn), *mk = (xk);
+  BMM_CPU_STRATEGIES(X)
+#undef X
+}
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* ---- problems over guarded buffers ------------------------------------- */
+
+/* One operand's memory: `guard` random elements either side of the elements
+   it can address, so stray writes and misaligned pointers show. */
+typedef struct tbuf {
+  unsigned char *alloc, *init; /* the memory, and its contents before the call */
+  int64_t count, lo;           /* elements in alloc; offset of alloc[0] from ptr */
+  size_t es;
+  void *ptr;
+} tbuf;
+
+static void tbuf_make(tbuf *t, bmm_dtype dt, int64_t lo, int64_t hi, int empty, int64_t guard,
+                      int poison, uint64_t *seed) {
+  int64_t n = empty ? 0 : hi - lo + 1;
+  t->es = bmm_dtype_size(dt);
+  t->count = n + 2 * guard;
+  t->lo = lo - guard;
+  t->alloc = (unsigned char *)malloc((size_t)t->count * t->es);
+  t->init = (unsigned char *)malloc((size_t)t->count * t->es);
+  if (!t->alloc || !t->init) {
+    fprintf(stderr, "out of memory (%lld elements)\n", (long long)t->count);
+    exit(2);
+  }
+  bmmx_fill(dt, t->alloc, t->count, seed);
+  if (poison) bmmx_poison(dt, t->alloc + (size_t)guard * t->es, n);
+  memcpy(t->init, t->alloc, (size_t)t->count * t->es);
+  t->ptr = t->alloc + (size_t)(guard - lo) * t->es;
+}
+
+static void tbuf_free(tbuf *t) {
+  free(t->alloc), free(t->init);
+  t->alloc = t->init = NULL;
+}
+
+static int tbuf_same(const tbuf *t) {
+  return memcmp(t->alloc, t->init, (size_t)t->count * t->es) == 0;
+}
+
+/* A problem, its buffers and what a correct call leaves in them. */
+typedef struct tprob {
+  bmm_problem p; /* strategy AUTO; pointers into a, b, c, bias */
+  tbuf a, b, c, bias;
+  unsigned char *mask; /* per element of c.alloc: 1 if the problem addresses it */
+  int64_t samples;     /* batch entries compared with the reference (0: all) */
+  bmmx_expect expect;  /* the reference, computed at the first check */
+  int have_expect;
+  char label[96];
+} tprob;
+
+/* Buffers for `shape` (its pointers are ignored): A, B random; C NaN where
+   beta == 0 (so a read of C or an unwritten element shows), else random. */
+static void tprob_make(tprob *t, const bmm_problem *shape, int with_bias, uint64_t seed,
+                       const char *label) {
+  int64_t lo, hi, nb = 1;
+  int d;
+  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+  int64_t guard = 5 + (int64_t)(seed % 4); /* varies the alignment of every pointer */
+  memset(t, 0, sizeof *t);
+  t->p = *shape;
+  t->p.strategy = BMM_STRATEGY_AUTO;
+  for (d = 0; d < shape->batch_dims; ++d)
+    nb *= shape->batch[d];
+  bmmx_extent(&shape->a, shape->m, shape->k, shape->batch_dims, shape->batch, &lo, &hi);
+  tbuf_make(&t->a, shape->dtype, lo, hi, shape->m * shape->k * nb == 0, guard, 0, &s);
+  bmmx_extent(&shape->b, shape->k, shape->n, shape->batch_dims, shape->batch, &lo, &hi);
+  tbuf_make(&t->b, shape->dtype, lo, hi, shape->k * shape->n * nb == 0, guard, 0, &s);
+  bmmx_extent(&shape->c, shape->m, shape->n, shape->batch_dims, shape->batch, &lo, &hi);
+  tbuf_make(&t->c, shape->dtype, lo, hi, shape->m * shape->n * nb == 0, guard, shape->beta == 0.0,
+            &s);
+  tbuf_make(&t->bias, shape->dtype, 0, shape->n - 1, !with_bias || shape->n == 0, guard, 0, &s);
+  t->p.a.ptr = t->a.ptr, t->p.b.ptr = t->b.ptr, t->p.c.ptr = t->c.ptr;
+  t->p.bias = with_bias ? t->bias.ptr : NULL;
+  t->mask = (unsigned char *)calloc((size_t)t->c.count, 1);
+  if (!t->mask) exit(2);
+  CHECK(bmmx_c_mask(&t->p, t->c.lo, t->c.count, t->mask) == 0,
+        "%s: C mask outside its buffer (test bug)", label);
+  snprintf(t->label, sizeof t->label, "%s", label);
+}
+
+static void tprob_free(tprob *t) {
+  tbuf_free(&t->a), tbuf_free(&t->b), tbuf_free(&t->c), tbuf_free(&t->bias);
+  if (t->have_expect) bmmx_expect_free(&t->expect);
+  t->have_expect = 0;
+  free(t->mask);
+  t->mask = NULL;
+}
+
+static void tprob_desc(const tprob *t, bmm_strategy s, char *buf, size_t len) {
+  char d[400];
+  bmm_problem q = t->p;
+  q.strategy = s;
+  bmmx_describe(&q, d, sizeof d);
+  snprintf(buf, len, "[%s] %s", t->label, d);
+}
+
+/* Checks that a successful call left the right values in C and nothing else
+   changed; `got_status` is what the call returned. */
+static int tprob_verify(tprob *t, bmm_strategy s, const char *how) {
+  char desc[600];
+  bmm_problem ref = t->p;
+  double worst;
+  int64_t i, bad = -1;
+  int ok = 1;
+  tprob_desc(t, s, desc, sizeof desc);
+  ref.c.ptr = t->c.init + (size_t)(-t->c.lo) * t->c.es; /* C before the call */
+  if (!t->have_expect) bmmx_expect_init(&t->expect, &ref, t->samples), t->have_expect = 1;
+  worst = bmmx_expect_compare(&t->expect, &ref, t->c.ptr);
+  ok &= CHECK(worst <= 1.0,
+              "%s via %s: worst |err|/bound = %g at batch entry %lld, C[%lld][%lld] = %.17g, "
+              "reference %.17g",
+              desc, how, worst, (long long)t->expect.worst_entry, (long long)t->expect.worst_i,
+              (long long)t->expect.worst_j, t->expect.worst_got, t->expect.worst_ref);
+  for (i = 0; i < t->c.count && bad < 0; ++i)
+    if (!t->mask[i] &&
+        memcmp(t->c.alloc + (size_t)i * t->c.es, t->c.init + (size_t)i * t->c.es, t->c.es) != 0)
+      bad = i;
+  ok &= CHECK(bad < 0, "%s via %s: C element at offset %lld (not part of C) was written", desc, how,
+              (long long)(bad + t->c.lo));
+  ok &= CHECK(tbuf_same(&t->a) && tbuf_same(&t->b) && tbuf_same(&t->bias),
+              "%s via %s: an input (A, B or bias) changed", desc, how);
+  return ok;
+}
+
+/* Runs the problem with strategy s (AUTO: the table) through bmm_cpu, or
+   through the strategy's own entry point; checks the status against the
+   strategy's claim and the result. */
+static int tprob_run(tprob *t, bmm_strategy s, int via_entry) {
+  bmm_problem q = t->p;
+  bmm_plan plan;
+  bmm_status st, want = BMM_OK;
+  char desc[600];
+  const char *how = "bmm_cpu";
+  int i;
+  memcpy(t->c.alloc, t->c.init, (size_t)t->c.count * t->c.es);
+  tprob_desc(t, s, desc, sizeof desc);
+  q.strategy = BMM_CPU_REF; /* claims everything and needs no table: the plan's layout */
+  st = bmm_plan_problem(&q, BMM_BACKEND_CPU, &plan);
+  q.strategy = BMM_STRATEGY_AUTO;
+  if (!CHECK(st == BMM_OK, "%s: plan failed: %s", desc, bmm_last_error())) return 0;
+  /* an empty problem does no work: every strategy runs it */
+  if (s != BMM_STRATEGY_AUTO && !bmm_strategy_supports(s, &plan) &&
+      plan.m * plan.n * plan.batch != 0)
+    want = BMM_UNSUPPORTED;
+  if (via_entry && s != BMM_STRATEGY_AUTO) {
+    for (i = 0; i < NCPU; ++i)
+      if (cpu_strategies[i].s == s) st = cpu_strategies[i].entry(&q);
+    how = "its entry point";
+  } else {
+    q.strategy = s;
+    st = bmm_cpu(&q);
+  }
+  if (!CHECK(st == want, "%s via %s: status %s, want %s (%s); plan layout %s", desc, how,
+             bmm_status_name(st), bmm_status_name(want), bmm_last_error(),
+             bmm_layout_name(plan.layout)))
+    return 0;
+  if (st != BMM_OK)
+    return CHECK(tbuf_same(&t->c), "%s via %s: %s but C was written", desc, how,
+                 bmm_status_name(st));
+  return tprob_verify(t, s, how);
+}
+
+/* AUTO, then every CPU strategy (those that do not claim it must refuse). */
+static void tprob_run_all(tprob *t, unsigned variant) {
+  int i;
+  tprob_run(t, BMM_STRATEGY_AUTO, 0);
+  for (i = 0; i < NCPU; ++i)
+    tprob_run(t, cpu_strategies[i].s, (int)((variant + (unsigned)i) % 2));
+}
+
+/* The descriptor of a bmmx case (pointers set later by tprob_make). */
+static bmm_problem case_shape(bmm_dtype dt, int layout, int64_t batch, int64_t m, int64_t n,
+                              int64_t k) {
+  bmmx_case c;
+  memset(&c, 0, sizeof c);
+  c.dtype = dt, c.layout = layout, c.batch = batch, c.m = m, c.n = n, c.k = k;
+  return bmmx_problem(&c, NULL, NULL, NULL, NULL);
+}
+
+/* alpha/beta/bias variants the random tests cycle through */
+static void apply_mode(bmm_problem *p, int mode, int layout, int *with_bias) {
+  static const double alphas[4] = {1.0, -0.75, 1.5, 1.0}, betas[4] = {0.0, 0.5, 0.0, 1.0};
+  p->alpha = alphas[mode % 4], p->beta = betas[mode % 4];
+  *with_bias = layout == BMMX_SHARED_B_BIAS || mode % 4 == 1 || mode % 4 == 2;
+}
+
+/* ---- names ------------------------------------------------------------------ */
+
+/* Every enum value has its own name and message; the names the table format
+   uses parse back to the same value. */
+static void test_names(void) {
+  static bmm_table_rule r[1];
+  char line[200];
+  int i, j, n;
+  for (i = 0; i < BMM_STATUS_COUNT; ++i) {
+    const char *name = bmm_status_name((bmm_status)i), *msg = bmm_status_string((bmm_status)i);
+    CHECK(strcmp(name, "UNKNOWN_STATUS") != 0 && msg[0] && strcmp(msg, "unknown status") != 0,
+          "status %d: name `%s`, message `%s`", i, name, msg);
+    for (j = 0; j < i; ++j)
+      CHECK(strcmp(name, bmm_status_name((bmm_status)j)) != 0, "statuses %d and %d share `%s`", i,
+            j, name);
+  }
+  CHECK(strcmp(bmm_status_name(BMM_STATUS_COUNT), "UNKNOWN_STATUS") == 0 &&
+            strcmp(bmm_status_string((bmm_status)-1), "unknown status") == 0,
+        "out-of-range status names");
+  for (i = 1; i < BMM_STRATEGY_COUNT; ++i) {
+    const char *name = bmm_strategy_name((bmm_strategy)i);
+    CHECK(bmm_strategy_backend((bmm_strategy)i) != BMM_BACKEND_AUTO, "strategy %s has no backend",
+          name);
+    snprintf(line, sizeof line, "* * * * * * %s", name);
+    n = 0;
+    CHECK(bmm_table_parse(line, r, 1, &n) == BMM_OK && n == 1 && r[0].strategy == (bmm_strategy)i,
+          "strategy name `%s` does not parse back to %d", name, i);
+    for (j = 1; j < i; ++j)
+      CHECK(strcmp(name, bmm_strategy_name((bmm_strategy)j)) != 0, "strategies %d, %d share `%s`",
+            i, j, name);
+  }
+  CHECK(strcmp(bmm_strategy_name(BMM_STRATEGY_AUTO), "auto") == 0 &&
+            bmm_strategy_backend(BMM_STRATEGY_AUTO) == BMM_BACKEND_AUTO &&
+            bmm_strategy_backend(BMM_STRATEGY_COUNT) == BMM_BACKEND_AUTO,
+        "auto / out-of-range strategy");
+  for (i = 0; i < NCPU; ++i)
+    CHECK(bmm_strategy_backend(cpu_strategies[i].s) == BMM_BACKEND_CPU &&
+              strcmp(bmm_strategy_name(cpu_strategies[i].s), cpu_strategies[i].name) == 0,
+          "CPU strategy %s", cpu_strategies[i].name);
+  for (i = 0; i < NCUDA; ++i)
+    CHECK(bmm_strategy_backend(cuda_strategies[i]) == BMM_BACKEND_CUDA, "CUDA strategy %s",
+          bmm_strategy_name(cuda_strategies[i]));
+  for (i = 1; i < BMM_DTYPE_COUNT; ++i) {
+    snprintf(line, sizeof line, "%s * * * * * cpu_ref", bmm_dtype_name((bmm_dtype)i));
+    CHECK(bmm_table_parse(line, r, 1, &n) == BMM_OK && r[0].dtypes == BMM_DT(i) &&
+              bmm_dtype_size((bmm_dtype)i) > 0,
+          "dtype %d `%s`", i, bmm_dtype_name((bmm_dtype)i));
+  }
+  CHECK(bmm_dtype_size(BMM_F32) == sizeof(float) && bmm_dtype_size(BMM_F64) == sizeof(double) &&
+            bmm_dtype_size(BMM_DTYPE_UNSET) == 0,
+        "dtype sizes");
+  for (i = 0; i < BMM_LAYOUT_COUNT; ++i) {
+    snprintf(line, sizeof line, "* %s * * * * cpu_ref", bmm_layout_name((bmm_layout)i));
+    CHECK(bmm_table_parse(line, r, 1, &n) == BMM_OK && r[0].layouts == (1u << i), "layout %d `%s`",
+          i, bmm_layout_name((bmm_layout)i));
+  }
+  CHECK(strcmp(bmm_backend_name(BMM_BACKEND_CPU), "cpu") == 0 &&
+            strcmp(bmm_backend_name(BMM_BACKEND_CUDA), "cuda") == 0,
+        "backend names");
+}
+
+/* ---- errors: every status reachable on the CPU, C never written --------- */
+
+static double g_a[4096], g_b[4096], g_c[4096], g_bias[256];
+static double s_a[4096], s_b[4096], s_c[4096], s_bias[256];
+
+static void err_fill(void) {
+  uint64_t s = 42;
+  bmmx_fill(BMM_F64, g_a, 4096, &s);
+  bmmx_fill(BMM_F64, g_b, 4096, &s);
+  bmmx_fill(BMM_F64, g_c, 4096, &s);
+  bmmx_fill(BMM_F64, g_bias, 256, &s);
+  memcpy(s_a, g_a, sizeof g_a), memcpy(s_b, g_b, sizeof g_b);
+  memcpy(s_c, g_c, sizeof g_c), memcpy(s_bias, g_bias, sizeof g_bias);
+}
+
+static int err_untouched(void) {
+  return memcmp(s_a, g_a, sizeof g_a) == 0 && memcmp(s_b, g_b, sizeof g_b) == 0 &&
+         memcmp(s_c, g_c, sizeof g_c) == 0 && memcmp(s_bias, g_bias, sizeof g_bias) == 0;
+}
+
+/* f64, batch 2, m 3, n 4, k 5, packed; A, B, C in the static buffers */
+static bmm_problem err_base(void) {
+  return bmm_problem_rowmajor(BMM_F64, 2, 3, 4, 5, g_a, g_b, g_c);
+}
+
+/* A bad problem: bmm_cpu, bmm_plan_problem, bmm_explain and bmm_reference
+   (and, for validation errors, every strategy entry) fail the same way and
+   write nothing. */
+static void err_case_at(int line, const char *what, const bmm_problem *p, bmm_status want,
+                        const char *has, int validation) {
+  char ctx[200], buf[600];
+  bmm_plan plan;
+  long double out[64];
+  int i;
+  err_fill();
+  snprintf(ctx, sizeof ctx, "%s (test line %d)", what, line);
+  EXPECT(bmm_cpu(p), want, has, ctx);
+  CHECK(err_untouched(), "%s: bmm_cpu wrote memory on error", ctx);
+  EXPECT(bmm_plan_problem(p, BMM_BACKEND_CPU, &plan), want, has, ctx);
+  buf[0] = 'x';
+  EXPECT(bmm_explain(p, BMM_BACKEND_CPU, buf, sizeof buf), want, has, ctx);
+  CHECK(has == NULL || contains(buf, has), "%s: explain text `%s` lacks the message", ctx, buf);
+  if (!validation) return;
+  EXPECT(bmm_reference(p, out, NULL), want, has, ctx);
+  for (i = 0; i < NCPU; ++i) {
+    char c2[260];
+    snprintf(c2, sizeof c2, "%s via bmm_%s", ctx, cpu_strategies[i].name);
+    EXPECT(cpu_strategies[i].entry(p), want, has, c2);
+  }
+  CHECK(err_untouched(), "%s: a strategy entry wrote memory on error", ctx);
+}
+#define ERR(what, p, want, has) err_case_at(__LINE__, what, p, want, has, 1)
+#define ERR_STRATEGY(what, p, want, has) err_case_at(__LINE__, what, p, want, has, 0)
+
+/* A problem that must succeed and compute the right thing (over the static
+   buffers, which it may write). */
+static void ok_case_at(int line, const char *what, const bmm_problem *p) {
+  char ctx[200];
+  static double before[4096];
+  bmm_problem ref = *p;
+  const double *c = (const double *)p->c.ptr;
+  int in_gc = (uintptr_t)c - (uintptr_t)g_c < sizeof g_c;
+  err_fill();
+  snprintf(ctx, sizeof ctx, "%s (test line %d)", what, line);
+  memcpy(before, g_c, sizeof g_c);
+  if (in_gc) ref.c.ptr = before + ((uintptr_t)c - (uintptr_t)g_c) / sizeof(double);
+  EXPECT(bmm_cpu(p), BMM_OK, NULL, ctx);
+  if (in_gc) CHECK(bmmx_check(&ref, c, 0) <= 1.0, "%s: wrong result", ctx);
+}
+#define OK_CASE(what, p) ok_case_at(__LINE__, what, p)
+
+static void test_errors_null(void) {
+  bmm_problem p = err_base();
+  bmm_plan plan;
+  bmm_table_rule r[2];
+  int n = 5;
+  char buf[64];
+  long double out[64];
+  err_fill();
+  EXPECT(bmm_cpu(NULL), BMM_NULL_POINTER, "problem", "bmm_cpu(NULL)");
+  EXPECT(bmm_plan_problem(NULL, BMM_BACKEND_CPU, &plan), BMM_NULL_POINTER, "problem",
+         "plan_problem(NULL)");
+  EXPECT(bmm_plan_problem(&p, BMM_BACKEND_CPU, NULL), BMM_NULL_POINTER, "plan",
+         "plan_problem(p, NULL)");
+  EXPECT(bmm_explain(&p, BMM_BACKEND_CPU, NULL, 10), BMM_NULL_POINTER, "buf", "explain(NULL buf)");
+  EXPECT(bmm_explain(&p, BMM_BACKEND_CPU, buf, 0), BMM_NULL_POINTER, "buf", "explain(len 0)");
+  EXPECT(bmm_reference(&p, NULL, NULL), BMM_NULL_POINTER, "out", "reference(out NULL)");
+  EXPECT(bmm_reference(NULL, out, NULL), BMM_NULL_POINTER, "problem", "reference(NULL)");
+  EXPECT(bmm_table_parse(NULL, r, 2, &n), BMM_NULL_POINTER, NULL, "table_parse(NULL)");
+  CHECK(n == 0, "table_parse(NULL) left *count = %d", n);
+  EXPECT(bmm_table_parse("", NULL, 2, &n), BMM_NULL_POINTER, NULL, "table_parse(rules NULL)");
+  EXPECT(bmm_table_get(BMM_BACKEND_CPU, 0, NULL, 2, &n), BMM_NULL_POINTER, NULL, "table_get(NULL)");
+  EXPECT(bmm_load_table_file(NULL), BMM_NULL_POINTER, "path", "load_table_file(NULL)");
+  p = err_base(), p.c.ptr = NULL;
+  ERR("c.ptr NULL", &p, BMM_NULL_POINTER, "c.ptr");
+  p = err_base(), p.a.ptr = NULL;
+  ERR("a.ptr NULL", &p, BMM_NULL_POINTER, "a.ptr");
+  p = err_base(), p.b.ptr = NULL;
+  ERR("b.ptr NULL", &p, BMM_NULL_POINTER, "b.ptr");
+  /* not needed, so not an error */
+  p = err_base(), p.a.ptr = p.b.ptr = NULL, p.alpha = 0, p.beta = 0.5;
+  OK_CASE("alpha 0, A and B NULL", &p);
+  p = err_base(), p.a.ptr = p.b.ptr = NULL, p.k = 0, p.beta = -2, p.bias = g_bias;
+  OK_CASE("k 0, A and B NULL", &p);
+  p = err_base(), p.m = 0, p.c.ptr = NULL;
+  OK_CASE("m 0, C NULL", &p);
+}
+
+static void test_errors_dtype_strategy(void) {
+  bmm_problem p = err_base();
+  p.dtype = BMM_DTYPE_UNSET;
+  ERR("dtype unset", &p, BMM_BAD_DTYPE, "dtype");
+  p.dtype = BMM_DTYPE_COUNT;
+  ERR("dtype COUNT", &p, BMM_BAD_DTYPE, "dtype");
+  p.dtype = (bmm_dtype)-1;
+  ERR("dtype -1", &p, BMM_BAD_DTYPE, "dtype");
+  p = err_base(), p.strategy = BMM_STRATEGY_COUNT;
+  ERR_STRATEGY("strategy COUNT", &p, BMM_BAD_STRATEGY, "strategy");
+  p.strategy = (bmm_strategy)1000;
+  ERR_STRATEGY("strategy 1000", &p, BMM_BAD_STRATEGY, "strategy");
+  p.strategy = (bmm_strategy)-1;
+  ERR_STRATEGY("strategy -1", &p, BMM_BAD_STRATEGY, "strategy");
+  /* validation comes before any other check: a bad dtype wins over a bad strategy */
+  p.dtype = BMM_DTYPE_UNSET;
+  ERR_STRATEGY("dtype and strategy bad", &p, BMM_BAD_DTYPE, "dtype");
+}
+
+static void test_errors_size(void) {
+  bmm_problem p = err_base();
+  p.m = -1;
+  ERR("m -1", &p, BMM_BAD_SIZE, "m, n, k");
+  p = err_base(), p.n = -1;
+  ERR("n -1", &p, BMM_BAD_SIZE, "m, n, k");
+  p = err_base(), p.k = -7;
+  ERR("k -7", &p, BMM_BAD_SIZE, "m, n, k");
+  p = err_base(), p.k = INT64_MIN;
+  ERR("k INT64_MIN", &p, BMM_BAD_SIZE, "m, n, k");
+  p = err_base(), p.batch_dims = -1;
+  ERR("batch_dims -1", &p, BMM_BAD_SIZE, "batch_dims");
+  p = err_base(), p.batch_dims = BMM_MAX_BATCH_DIMS + 1;
+  ERR("batch_dims 5", &p, BMM_BAD_SIZE, "batch_dims");
+  p = err_base(), p.batch[0] = -2;
+  ERR("batch[0] -2", &p, BMM_BAD_SIZE, "batch[0]");
+  p = err_base(), p.batch_dims = 3, p.batch[1] = 1, p.batch[2] = -1;
+  ERR("batch[2] -1", &p, BMM_BAD_SIZE, "batch[2]");
+  /* sizes past batch_dims are not part of the problem */
+  p = err_base(), p.batch_dims = 1, p.batch[1] = -5, p.batch[3] = -1;
+  OK_CASE("batch[1..3] ignored past batch_dims", &p);
+  p = err_base(), p.batch_dims = 0;
+  OK_CASE("batch_dims 0 is one entry", &p);
+}
+
+static void test_errors_stride(void) {
+  bmm_problem p = err_base();
+  p.a.row_stride = 0;
+  ERR("a.row_stride 0", &p, BMM_BAD_STRIDE, "a.row_stride");
+  p = err_base(), p.a.col_stride = 0;
+  ERR("a.col_stride 0", &p, BMM_BAD_STRIDE, "a.col_stride");
+  p = err_base(), p.b.row_stride = 0;
+  ERR("b.row_stride 0", &p, BMM_BAD_STRIDE, "b.row_stride");
+  p = err_base(), p.b.col_stride = 0;
+  ERR("b.col_stride 0", &p, BMM_BAD_STRIDE, "b.col_stride");
+  /* a zero stride on a size-1 dim means nothing; on a batch dim it broadcasts */
+  p = err_base(), p.m = 1, p.a.row_stride = 0, p.c.row_stride = 0;
+  OK_CASE("m 1 with a.row_stride 0", &p);
+  p = err_base(), p.n = 1, p.b.col_stride = 0, p.c.col_stride = 0;
+  OK_CASE("n 1 with b.col_stride 0", &p);
+  p = err_base(), p.a.batch_stride[0] = 0;
+  OK_CASE("a.batch_stride 0 broadcasts", &p);
+  p = err_base(), p.alpha = 0, p.a.row_stride = p.a.col_stride = 0, p.b.col_stride = 0;
+  OK_CASE("alpha 0: A, B strides unused", &p);
+}
+
+static void test_errors_overflow(void) {
+  const int64_t big = (int64_t)1 << 62;
+  bmm_problem p = err_base();
+  p.m = p.n = (int64_t)1 << 31, p.k = 1, p.batch[0] = 4;
+  ERR("m*n*batch = 2^64", &p, BMM_OVERFLOW, "m*n*batch");
+  p = err_base(), p.m = (int64_t)1 << 40, p.n = 1, p.k = (int64_t)1 << 30, p.batch[0] = 1;
+  ERR("m*k = 2^70", &p, BMM_OVERFLOW, "overflows");
+  p = err_base(), p.batch_dims = 2, p.batch[0] = p.batch[1] = (int64_t)1 << 32;
+  ERR("batch product 2^64", &p, BMM_OVERFLOW, "batch");
+  p = err_base(), p.a.row_stride = INT64_MAX / 2 + 1;
+  ERR("a.row_stride * (m-1) overflows", &p, BMM_OVERFLOW, "a:");
+  p = err_base(), p.a.row_stride = INT64_MIN;
+  ERR("a.row_stride INT64_MIN", &p, BMM_OVERFLOW, "a:");
+  p = err_base(), p.b.batch_stride[0] = INT64_MAX - 10;
+  ERR("b offsets sum overflows", &p, BMM_OVERFLOW, "b: offsets overflow");
+  p = err_base(), p.batch[0] = 3, p.c.batch_stride[0] = big;
+  ERR("c.batch_stride * 2 = 2^63", &p, BMM_OVERFLOW, "c:");
+  p = err_base(), p.m = 2, p.a.row_stride = -big, p.a.batch_stride[0] = -big;
+  ERR("a negative offsets overflow", &p, BMM_OVERFLOW, "a: offsets overflow");
+  p = err_base(), p.c.row_stride = (int64_t)1 << 61;
+  ERR("C byte span overflows", &p, BMM_OVERFLOW, "byte span");
+  p = err_base(), p.a.batch_stride[0] = (int64_t)1 << 61;
+  ERR("A byte span overflows", &p, BMM_OVERFLOW, "byte span");
+}
+
+static void test_errors_overlap(void) {
+  static double one[4096];
+  bmm_problem p = err_base();
+  p.c.ptr = g_a;
+  ERR("C == A", &p, BMM_C_OVERLAP, "A");
+  p = err_base(), p.c.ptr = g_b + 39; /* last element of B */
+  ERR("C starts on B's last element", &p, BMM_C_OVERLAP, "B");
+  p = err_base(), p.a.ptr = g_c + 23; /* A starts on C's last element */
+  ERR("A starts on C's last element", &p, BMM_C_OVERLAP, "A");
+  p = err_base(), p.bias = g_c + 20;
+  ERR("bias inside C", &p, BMM_C_OVERLAP, "bias");
+  p = err_base(), p.bias = g_c + 22; /* bias[0..1] on C[22..23] */
+  ERR("bias overlapping C's end", &p, BMM_C_OVERLAP, "bias");
+  /* A with rows reversed: its pointer is at the last row, it reaches below */
+  p = err_base(), p.a.ptr = one + 10, p.a.row_stride = -5, p.a.batch_stride[0] = 15;
+  p.c.ptr = one + 2;
+  ERR("C below a negative-stride A's pointer", &p, BMM_C_OVERLAP, "A");
+  /* touching is not overlapping */
+  p = err_base(), p.a.ptr = one, p.b.ptr = one + 30, p.c.ptr = one + 70, p.bias = one + 94;
+  {
+    bmm_problem ref = p;
+    static double before[4096];
+    uint64_t s = 7;
+    bmmx_fill(BMM_F64, one, 4096, &s);
+    memcpy(before, one, sizeof one);
+    ref.a.ptr = before, ref.b.ptr = before + 30, ref.c.ptr = before + 70, ref.bias = before + 94;
+    EXPECT(bmm_cpu(&p), BMM_OK, NULL, "A, B, C, bias adjacent in one buffer");
+    CHECK(bmmx_check(&ref, one + 70, 0) <= 1.0, "adjacent buffers: wrong result");
+    CHECK(memcmp(one, before, 70 * sizeof(double)) == 0 &&
+              memcmp(one + 94, before + 94, (4096 - 94) * sizeof(double)) == 0,
+          "adjacent buffers: memory outside C written");
+    p = err_base(), p.a.ptr = one + 10, p.a.row_stride = -5, p.a.batch_stride[0] = 15;
+    p.b.ptr = one + 30, p.c.ptr = one + 70;
+    memcpy(one, before, sizeof one);
+    ref = p, ref.a.ptr = before + 10, ref.b.ptr = before + 30, ref.c.ptr = before + 70;
+    EXPECT(bmm_cpu(&p), BMM_OK, NULL, "negative-stride A right below C");
+    CHECK(bmmx_check(&ref, one + 70, 0) <= 1.0, "negative-stride A: wrong result");
+  }
+  /* A is never read when alpha == 0, so it may be C itself */
+  p = err_base(), p.alpha = 0, p.beta = 2, p.a.ptr = g_c, p.b.ptr = g_c;
+  OK_CASE("alpha 0 with A == B == C", &p);
+}
+
+static void test_errors_c_self_overlap(void) {
+  bmm_problem p = err_base();
+  p.c.batch_stride[0] = 0;
+  ERR("c.batch_stride 0, batch 2", &p, BMM_C_SELF_OVERLAP, "c.batch_stride[0]");
+  p = err_base(), p.c.row_stride = 0;
+  ERR("c.row_stride 0", &p, BMM_C_SELF_OVERLAP, "c.row_stride");
+  p = err_base(), p.c.col_stride = 0;
+  ERR("c.col_stride 0", &p, BMM_C_SELF_OVERLAP, "c.col_stride");
+  p = err_base(), p.c.row_stride = 2; /* row 1 starts inside row 0 */
+  ERR("c rows collide", &p, BMM_C_SELF_OVERLAP, "c.row_stride");
+  p = err_base(), p.c.row_stride = 1, p.c.col_stride = 2; /* transposed, cols collide */
+  ERR("c cols collide", &p, BMM_C_SELF_OVERLAP, "c.col_stride");
+  p = err_base(), p.c.batch_stride[0] = 11; /* entry 1 starts on entry 0's last element */
+  ERR("c batch entries collide", &p, BMM_C_SELF_OVERLAP, "c.batch_stride[0]");
+  p = err_base(), p.batch_dims = 2, p.batch[0] = 2, p.batch[1] = 2;
+  p.a.batch_stride[1] = 15, p.a.batch_stride[0] = 30, p.b.batch_stride[1] = 20;
+  p.b.batch_stride[0] = 40, p.c.batch_stride[0] = p.c.batch_stride[1] = 12;
+  ERR("two batch dims with one C stride", &p, BMM_C_SELF_OVERLAP, "c.batch_stride");
+  p = err_base(), p.c.row_stride = -2, p.c.ptr = g_c + 10;
+  ERR("negative c rows collide", &p, BMM_C_SELF_OVERLAP, "c.row_stride");
+  /* legal unusual C layouts */
+  p = err_base(), p.c.row_stride = 1, p.c.col_stride = 3;
+  OK_CASE("C transposed", &p);
+  p = err_base(), p.c.row_stride = -4, p.c.ptr = g_c + 8, p.c.batch_stride[0] = 12;
+  OK_CASE("C rows reversed", &p);
+  p = err_base(), p.batch[0] = 1, p.c.batch_stride[0] = 0;
+  OK_CASE("c.batch_stride 0 with batch 1", &p);
+}
+
+static void test_errors_backend_unsupported(void) {
+  bmm_problem p = err_base();
+  int i, l, cases = 0;
+  char ctx[160];
+  for (i = 0; i < NCUDA; ++i) {
+    p = err_base(), p.strategy = cuda_strategies[i];
+    snprintf(ctx, sizeof ctx, "CUDA strategy %s on bmm_cpu", bmm_strategy_name(p.strategy));
+    ERR_STRATEGY(ctx, &p, BMM_WRONG_BACKEND, bmm_strategy_name(p.strategy));
+  }
+  for (i = 0; i < NCPU; ++i) {
+    unsigned layouts;
+    int64_t mm, mn, mk;
+    int d;
+    static const int class_case[BMM_LAYOUT_COUNT] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS,
+                                                     BMMX_BATCH_INNER, BMMX_COLMAJOR};
+    claim_of(cpu_strategies[i].s, &layouts, &mm, &mn, &mk);
+    for (d = 0; d < 3; ++d) {
+      int64_t lim = d == 0 ? mm : d == 1 ? mn : mk;
+      if (lim == 0) continue;
+      {
+        tprob t;
+        bmm_problem shp = case_shape(BMM_F32, BMMX_ROWMAJOR, 3, d == 0 ? lim + 1 : 2,
+                                     d == 1 ? lim + 1 : 2, d == 2 ? lim + 1 : 2);
+        snprintf(ctx, sizeof ctx, "%s beyond its %c limit %lld", cpu_strategies[i].name, "mnk"[d],
+                 (long long)lim);
+        tprob_make(&t, &shp, 0, (uint64_t)(i * 3 + d), ctx);
+        t.p.strategy = cpu_strategies[i].s;
+        EXPECT(bmm_cpu(&t.p), BMM_UNSUPPORTED, cpu_strategies[i].name, ctx);
+        t.p.strategy = BMM_STRATEGY_AUTO;
+        EXPECT(cpu_strategies[i].entry(&t.p), BMM_UNSUPPORTED, cpu_strategies[i].name, ctx);
+        CHECK(tbuf_same(&t.c), "%s: C written", ctx);
+        tprob_free(&t);
+        ++cases;
+      }
+    }
+    for (l = 0; l < BMM_LAYOUT_COUNT; ++l) {
+      tprob t;
+      bmm_problem shp;
+      bmm_plan plan;
+      if (layouts & (1u << l)) continue;
+      shp = case_shape(BMM_F64, class_case[l], 6, 3, 4, 5);
+      snprintf(ctx, sizeof ctx, "%s on layout %s", cpu_strategies[i].name,
+               bmm_layout_name((bmm_layout)l));
+      tprob_make(&t, &shp, 0, (uint64_t)(i * 7 + l), ctx);
+      if (CHECK(bmm_plan_problem(&t.p, BMM_BACKEND_CPU, &plan) == BMM_OK &&
+                    plan.layout == (bmm_layout)l,
+                "%s: the case is not of layout class %s (test bug)", ctx,
+                bmm_layout_name((bmm_layout)l))) {
+        t.p.strategy = cpu_strategies[i].s;
+        EXPECT(bmm_cpu(&t.p), BMM_UNSUPPORTED, bmm_layout_name((bmm_layout)l), ctx);
+        t.p.strategy = BMM_STRATEGY_AUTO;
+        EXPECT(cpu_strategies[i].entry(&t.p), BMM_UNSUPPORTED, cpu_strategies[i].name, ctx);
+        CHECK(tbuf_same(&t.c), "%s: C written", ctx);
+      }
+      tprob_free(&t);
+      ++cases;
+    }
+  }
+  CHECK(cases > 0, "no CPU strategy has a limited claim: UNSUPPORTED untested");
+  /* a NOT_COMPILED backend on a CPU-only build */
+  {
+    char buf[200];
+    bmm_plan plan;
+    p = err_base();
+    EXPECT(bmm_plan_problem(&p, BMM_BACKEND_CUDA, &plan), BMM_NOT_COMPILED, "CUDA",
+           "plan on CUDA in a CPU build");
+    EXPECT(bmm_explain(&p, BMM_BACKEND_CUDA, buf, sizeof buf), BMM_NOT_COMPILED, "CUDA",
+           "explain on CUDA in a CPU build");
+    EXPECT(bmm_table_get(BMM_BACKEND_CUDA, 90, NULL, 0, NULL), BMM_NOT_COMPILED, "CUDA",
+           "table_get on CUDA in a CPU build");
+  }
+}
+
+/* bmm_last_error is per thread: a second thread sees only its own errors. */
+static void *err_thread(void *arg) {
+  int *result = (int *)arg, i;
+  bmm_problem p = err_base();
+  bmm_plan plan;
+  result[0] = bmm_last_error()[0] == 0; /* a fresh thread starts clean */
+  result[1] = 1;
+  p.batch_dims = -1;
+  for (i = 0; i < 2000; ++i)
+    if (bmm_plan_problem(&p, BMM_BACKEND_CPU, &plan) != BMM_BAD_SIZE ||
+        !contains(bmm_last_error(), "batch_dims"))
+      result[1] = 0;
+  return NULL;
+}
+
+static void test_errors_per_thread(void) {
+  int res[2] = {0, 0};
+  pthread_t th;
+  char mine[512];
+  int i, same = 1;
+  bmm_problem p = err_base();
+  bmm_plan plan;
+  p.dtype = BMM_DTYPE_UNSET;
+  EXPECT(bmm_plan_problem(&p, BMM_BACKEND_CPU, &plan), BMM_BAD_DTYPE, "dtype", "main thread");
+  snprintf(mine, sizeof mine, "%s", bmm_last_error());
+  if (!CHECK(pthread_create(&th, NULL, err_thread, res) == 0, "pthread_create failed")) return;
+  for (i = 0; i < 2000; ++i) { /* while the other thread writes its own errors */
+    bmm_plan_problem(&p, BMM_BACKEND_CPU, &plan);
+    if (strcmp(bmm_last_error(), mine) != 0) same = 0;
+  }
+  pthread_join(th, NULL);
+  CHECK(res[0], "a new thread's bmm_last_error() is not empty");
+  CHECK(res[1], "the second thread did not see its own BAD_SIZE message");
+  CHECK(same && strcmp(bmm_last_error(), mine) == 0,
+        "main thread's message changed to `%s` (was `%s`)", bmm_last_error(), mine);
+  p = err_base();
+  EXPECT(bmm_plan_problem(&p, BMM_BACKEND_CPU, &plan), BMM_OK, NULL, "success clears the message");
+}
+
+/* ---- semantics ----------------------------------------------------------- */
+
+static void sem_run(bmm_problem shape, int with_bias, uint64_t seed, const char *label) {
+  tprob t;
+  tprob_make(&t, &shape, with_bias, seed, label);
+  tprob_run_all(&t, (unsigned)seed);
+  tprob_free(&t);
+}
+
+static void test_sem_alpha_beta_bias(void) {
+  static const double alphas[] = {1, -1, 0.5, 3}, betas[] = {0, 1, -1, 0.25};
+  int ia, ib, l, bias = 0;
+  char label[80];
+  for (l = 0; l < BMMX_LAYOUT_COUNT; ++l)
+    for (ia = 0; ia < 4; ++ia)
+      for (ib = 0; ib < 4; ++ib) {
+        bmm_problem s = case_shape(l % 2 ? BMM_F32 : BMM_F64, l, 5, 3, 5, 7);
+        s.alpha = alphas[ia], s.beta = betas[ib];
+        bias = l == BMMX_SHARED_B_BIAS || (ia + ib) % 2;
+        snprintf(label, sizeof label, "alpha/beta/bias on %s", bmmx_layout_name(l));
+        sem_run(s, bias, (uint64_t)(l * 16 + ia * 4 + ib), label);
+      }
+}
+
+/* beta == 0 never reads C: tprob poisons C with NaN when beta is 0, so any
+   read shows as a NaN result; also with a huge k=1 problem and bias. */
+static void test_sem_beta0_nan(void) {
+  int l, dt;
+  for (dt = BMM_F32; dt <= BMM_F64; ++dt)
+    for (l = 0; l < BMMX_LAYOUT_COUNT; ++l) {
+      static const int64_t shapes[][3] = {{1, 1, 1}, {4, 4, 4}, {17, 3, 9}, {2, 33, 16}};
+      int s;
+      for (s = 0; s < 4; ++s) {
+        bmm_problem p = case_shape((bmm_dtype)dt, l, 3, shapes[s][0], shapes[s][1], shapes[s][2]);
+        tprob t;
+        p.beta = 0, p.alpha = s % 2 ? 1 : -2;
+        tprob_make(&t, &p, s % 2, (uint64_t)(dt * 100 + l * 4 + s), "beta 0, C all NaN");
+        CHECK(isnan(bmmx__get(p.dtype, t.c.ptr, 0)), "C not poisoned (test bug)");
+        tprob_run_all(&t, (unsigned)s);
+        tprob_free(&t);
+      }
+    }
+}
+
+/* alpha == 0 or k == 0: A and B are never read (NULL is fine), C = beta*C + bias */
+static void test_sem_alpha0_k0(void) {
+  int l, dt, v;
+  for (dt = BMM_F32; dt <= BMM_F64; ++dt)
+    for (l = 0; l < BMMX_LAYOUT_COUNT; ++l)
+      for (v = 0; v < 4; ++v) {
+        bmm_problem p = case_shape((bmm_dtype)dt, l, 4, 3, 5, v < 2 ? 0 : 6);
+        tprob t;
+        char label[80];
+        p.alpha = v < 2 ? 1.5 : 0.0;
+        p.beta = v % 2 ? 0.0 : -0.5;
+        snprintf(label, sizeof label, "%s, A and B NULL", v < 2 ? "k 0" : "alpha 0");
+        tprob_make(&t, &p, l == BMMX_SHARED_B_BIAS || v % 2, (uint64_t)(dt * 50 + l * 4 + v),
+                   label);
+        t.p.a.ptr = t.p.b.ptr = NULL;
+        tprob_run_all(&t, (unsigned)v);
+        tprob_free(&t);
+      }
+}
+
+/* m, n or batch 0: success, nothing touched, C may be NULL */
+static void test_sem_empty(void) {
+  static const int64_t shapes[][4] = {{0, 3, 4, 5}, {6, 0, 4, 5}, {6, 3, 0, 5}, {0, 0, 0, 0}};
+  int l, s, i;
+  for (l = 0; l < BMMX_LAYOUT_COUNT; ++l)
+    for (s = 0; s < 4; ++s) {
+      bmm_problem p =
+          case_shape(BMM_F64, l, shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3]);
+      tprob t;
+      bmm_plan plan;
+      char label[120];
+      snprintf(label, sizeof label, "empty %s batch=%lld m=%lld n=%lld", bmmx_layout_name(l),
+               (long long)shapes[s][0], (long long)shapes[s][1], (long long)shapes[s][2]);
+      tprob_make(&t, &p, 1, (uint64_t)(l * 4 + s), label);
+      p = t.p;
+      EXPECT(bmm_cpu(&p), BMM_OK, NULL, label);
+      p.c.ptr = p.a.ptr = p.b.ptr = NULL;
+      EXPECT(bmm_cpu(&p), BMM_OK, NULL, label);
+      EXPECT(bmm_plan_problem(&p, BMM_BACKEND_CPU, &plan), BMM_OK, NULL, label);
+      for (i = 0; i < NCPU; ++i) {
+        bmm_status st;
+        p.strategy = cpu_strategies[i].s;
+        st = bmm_cpu(&p);
+        CHECK(st == BMM_OK, "%s with %s forced: %s (%s)", label, cpu_strategies[i].name,
+              bmm_status_name(st), bmm_last_error());
+      }
+      CHECK(tbuf_same(&t.c) && tbuf_same(&t.a) && tbuf_same(&t.b), "%s: memory touched", label);
+      tprob_free(&t);
+    }
+  /* a zero batch dim among several */
+  {
+    bmm_problem p = err_base();
+    p.batch_dims = 3, p.batch[0] = 2, p.batch[1] = 0, p.batch[2] = 3, p.c.ptr = NULL;
+    EXPECT(bmm_cpu(&p), BMM_OK, NULL, "batch (2,0,3), C NULL");
+  }
+}
+
+/* Inf and NaN in the inputs land where the reference puts them: no kernel
+   may skip, reorder into inf - inf, or multiply padding into them. */
+static void test_sem_nonfinite(void) {
+  static const int64_t shapes[][3] = {{1, 1, 1}, {3, 4, 5}, {16, 16, 16}, {17, 33, 9}, {5, 2, 70}};
+  int l, dt, s;
+  for (dt = BMM_F32; dt <= BMM_F64; ++dt)
+    for (l = 0; l < BMMX_LAYOUT_COUNT; ++l)
+      for (s = 0; s < 5; ++s) {
+        bmm_problem p = case_shape((bmm_dtype)dt, l, 4, shapes[s][0], shapes[s][1], shapes[s][2]);
+        tprob t;
+        int64_t oa, ob, e, i, j;
+        int bias;
+        apply_mode(&p, s + l, l, &bias);
+        tprob_make(&t, &p, bias, (uint64_t)(dt * 1000 + l * 5 + s), "Inf in A and B, NaN in B");
+        for (e = 0; e < 3; ++e) {
+          unsigned char *where[2];
+          double v = e == 0 ? -INFINITY : e == 1 ? INFINITY : NAN;
+          bmmx__c_offset(&t.p, e == 0 ? 0 : e == 1 ? 1 : 3, &oa, &ob);
+          if (e == 1) { /* A[1][m-1][k-1] */
+            i = oa + (p.m - 1) * t.p.a.row_stride + (p.k - 1) * t.p.a.col_stride;
+            where[0] = (unsigned char *)t.a.ptr, where[1] = t.a.init + (size_t)(-t.a.lo) * t.a.es;
+          } else { /* B[0][k-1][0] = -Inf, B[3][0][n-1] = NaN */
+            i = ob + (e == 0 ? (p.k - 1) * t.p.b.row_stride : (p.n - 1) * t.p.b.col_stride);
+            where[0] = (unsigned char *)t.b.ptr, where[1] = t.b.init + (size_t)(-t.b.lo) * t.b.es;
+          }
+          for (j = 0; j < 2; ++j) {
+            if (dt == BMM_F32)
+              ((float *)(void *)where[j])[i] = (float)v;
+            else
+              ((double *)(void *)where[j])[i] = v;
+          }
+        }
+        tprob_run_all(&t, (unsigned)s);
+        {
+          int64_t nonfinite = 0, x;
+          for (x = 0; t.have_expect && x < t.expect.samples * p.m * p.n; ++x)
+            nonfinite += !isfinite((double)t.expect.ref[x]);
+          CHECK(nonfinite > 0, "%s: the reference has no Inf or NaN (test bug)", t.label);
+        }
+        tprob_free(&t);
+      }
+}
+
+/* A and B may be the same memory (both are only read): C = A * A^T. */
+static void test_sem_ab_alias(void) {
+  static const int64_t shapes[][2] = {{1, 1}, {3, 5}, {16, 16}, {17, 70}, {33, 2}};
+  int s, dt;
+  for (dt = BMM_F32; dt <= BMM_F64; ++dt)
+    for (s = 0; s < 5; ++s) {
+      int64_t m = shapes[s][0], k = shapes[s][1];
+      bmm_problem p = bmm_problem_rowmajor((bmm_dtype)dt, 6, m, m, k, NULL, NULL, NULL);
+      tprob t;
+      tprob_make(&t, &p, s % 2, (uint64_t)(dt * 10 + s), "C = A * A^T, B a view of A");
+      t.p.b.ptr = t.p.a.ptr;
+      t.p.b.row_stride = 1, t.p.b.col_stride = k, t.p.b.batch_stride[0] = m * k;
+      tprob_run_all(&t, (unsigned)s);
+      tprob_free(&t);
+    }
+}
+
+/* ---- random problems vs the long-double reference ------------------------- */
+
+static const int64_t grid[] = {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 32, 33, 64, 70};
+#define NGRID ((int)(sizeof grid / sizeof grid[0]))
+
+/* Every (m, n, k) of the grid; layout, dtype and alpha/beta/bias cycle with
+   the index so that each layout meets every dtype and variant. */
+static void random_grid(int64_t batch) {
+  int im, in, ik, idx = 0;
+  for (im = 0; im < NGRID; ++im)
+    for (in = 0; in < NGRID; ++in)
+      for (ik = 0; ik < NGRID; ++ik, ++idx) {
+        int layout = idx % BMMX_LAYOUT_COUNT, bias;
+        bmm_dtype dt = (idx / BMMX_LAYOUT_COUNT) % 2 ? BMM_F64 : BMM_F32;
+        bmm_problem p = case_shape(dt, layout, batch, grid[im], grid[in], grid[ik]);
+        tprob t;
+        char label[64];
+        apply_mode(&p, idx / (2 * BMMX_LAYOUT_COUNT), layout, &bias);
+        snprintf(label, sizeof label, "grid batch %lld #%d %s", (long long)batch, idx,
+                 bmmx_layout_name(layout));
+        tprob_make(&t, &p, bias, (uint64_t)idx * 31 + (uint64_t)batch, label);
+        tprob_run_all(&t, (unsigned)idx);
+        tprob_free(&t);
+      }
+}
+
+static void test_random_batch1(void) { random_grid(1); }
+static void test_random_batch7(void) { random_grid(7); }
+
+static void test_random_batch0(void) {
+  int l, dt, s;
+  for (dt = BMM_F32; dt <= BMM_F64; ++dt)
+    for (l = 0; l < BMMX_LAYOUT_COUNT; ++l)
+      for (s = 0; s < 3; ++s) {
+        bmm_problem p = case_shape((bmm_dtype)dt, l, 0, grid[s * 5], grid[s * 5 + 2], grid[s * 4]);
+        tprob t;
+        int i;
+        tprob_make(&t, &p, 1, (uint64_t)(l * 3 + s), "batch 0");
+        EXPECT(bmm_cpu(&t.p), BMM_OK, NULL, "batch 0 AUTO");
+        for (i = 0; i < NCPU; ++i) {
+          bmm_problem q = t.p;
+          bmm_status st = cpu_strategies[i].entry(&q);
+          CHECK(st == BMM_OK, "batch 0 %s %s: %s (%s)", bmmx_layout_name(l), cpu_strategies[i].name,
+                bmm_status_name(st), bmm_last_error());
+        }
+        CHECK(tbuf_same(&t.c), "batch 0 %s: C touched", bmmx_layout_name(l));
+        tprob_free(&t);
+      }
+}
+
+static void test_random_batch1000(void) {
+  static const int64_t shapes[][3] = {{1, 1, 1},    {3, 1, 5},  {3, 1, 25},  {2, 3, 4},
+                                      {4, 4, 4},    {5, 7, 9},  {8, 8, 8},   {16, 16, 16},
+                                      {17, 5, 3},   {1, 70, 2}, {70, 1, 3},  {15, 16, 17},
+                                      {32, 32, 32}, {2, 2, 64}, {1, 16, 16}, {33, 2, 1}};
+  int s, l, idx = 0;
+  for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); ++s)
+    for (l = 0; l < BMMX_LAYOUT_COUNT; ++l, ++idx) {
+      int bias;
+      bmm_problem p = case_shape((s + l) % 2 ? BMM_F64 : BMM_F32, l, 1000, shapes[s][0],
+                                 shapes[s][1], shapes[s][2]);
+      tprob t;
+      char label[64];
+      apply_mode(&p, idx, l, &bias);
+      snprintf(label, sizeof label, "batch 1000 #%d %s", idx, bmmx_layout_name(l));
+      tprob_make(&t, &p, bias, (uint64_t)idx + 5000, label);
+      t.samples = 25;
+      tprob_run_all(&t, (unsigned)idx);
+      tprob_free(&t);
+    }
+}
+
+/* Past the grid: sizes across the kernels' blocking borders (tiles of 6 and
+   8-64 columns, 96-row and 256-deep blocks, 256-entry chunks), with beta and
+   bias on the paths that add a second k block. */
+static void test_random_large(void) {
+  static const int64_t shapes[][4] = {{2, 97, 5, 3},      {2, 5, 300, 7},   {2, 7, 5, 600},
+                                      {1, 100, 130, 513}, {3, 2, 257, 257}, {2, 193, 65, 260},
+                                      {5, 1, 1, 1000},    {2, 1, 1000, 1},  {1, 1000, 1, 2},
+                                      {600, 2, 3, 4},     {300, 1, 1, 300}};
+  int s, l, idx = 0;
+  for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); ++s)
+    for (l = 0; l < BMMX_LAYOUT_COUNT; ++l, ++idx) {
+      int bias;
+      bmm_problem p = case_shape(idx % 2 ? BMM_F64 : BMM_F32, l, shapes[s][0], shapes[s][1],
+                                 shapes[s][2], shapes[s][3]);
+      tprob t;
+      char label[64];
+      apply_mode(&p, idx, l, &bias);
+      snprintf(label, sizeof label, "large #%d %s", idx, bmmx_layout_name(l));
+      tprob_make(&t, &p, bias, (uint64_t)idx + 7000, label);
+      t.samples = 8;
+      tprob_run_all(&t, (unsigned)idx);
+      tprob_free(&t);
+    }
+}
+
+/* The public suite (bench/suite.csv), the benchmark's cases, run here over
+   every strategy with the batch cut to about 2^21 multiply-adds per case
+   (cases over 2^24 per entry are only listed as skipped). */
+static void test_suite_cases(void) {
+  static bmmx_case cases[256];
+  char err[256];
+  int n = bmmx_suite_load("bench/suite.csv", cases, 256, err, sizeof err), i, ran = 0;
+  if (!CHECK(n > 0, "bench/suite.csv: %s", n < 0 ? err : "no cases")) return;
+  for (i = 0; i < n; ++i) {
+    bmmx_case c = cases[i];
+    double per = (double)c.m * (double)c.n * (double)c.k;
+    tprob t;
+    bmm_problem p;
+    char label[96];
+    if (per > 16777216.0) {
+      printf("     suite case %s %s (%lldx%lldx%lld) skipped: too big for the test run\n", c.name,
+             bmm_dtype_name(c.dtype), (long long)c.m, (long long)c.n, (long long)c.k);
+      continue;
+    }
+    if ((double)c.batch * per > 2097152.0) c.batch = (int64_t)(2097152.0 / (per > 1 ? per : 1));
+    if (c.batch < 1) c.batch = 1;
+    p = bmmx_problem(&c, NULL, NULL, NULL, NULL);
+    snprintf(label, sizeof label, "suite %s %s batch cut to %lld", c.name, bmm_dtype_name(c.dtype),
+             (long long)c.batch);
+    tprob_make(&t, &p, c.layout == BMMX_SHARED_B_BIAS, (uint64_t)i, label);
+    t.samples = 4;
+    tprob_run_all(&t, (unsigned)i);
+    tprob_free(&t);
+    ++ran;
+  }
+  CHECK(ran > 0, "no suite case ran");
+}
+
+/* ---- batch dims ------------------------------------------------------------ */
+
+static void test_batchdims_seed(void) {
+  /* (1000,1000,3,K) @ (1000,1000,K,1): two batch dims, one merged dim */
+  bmm_problem p = bmm_problem_rowmajor(BMM_F32, 1, 3, 1, 5, NULL, NULL, NULL);
+  bmm_plan plan;
+  tprob t;
+  int i;
+  p.batch_dims = 2, p.batch[0] = 1000, p.batch[1] = 1000;
+  p.a.batch_stride[0] = 1000 * 15, p.a.batch_stride[1] = 15;
+  p.b.batch_stride[0] = 1000 * 5, p.b.batch_stride[1] = 5;
+  p.c.batch_stride[0] = 1000 * 3, p.c.batch_stride[1] = 3;
+  tprob_make(&t, &p, 0, 1, "seed (1000,1000,3,5)@(1000,1000,5,1)");
+  t.samples = 200;
+  if (CHECK(bmm_plan_problem(&t.p, BMM_BACKEND_CPU, &plan) == BMM_OK, "%s", bmm_last_error())) {
+    CHECK(plan.ndims == 1 && plan.dims[0] == 1000000 && plan.batch == 1000000,
+          "seed: ndims %d dims[0] %lld, want 1 dim of 10^6", plan.ndims, (long long)plan.dims[0]);
+    CHECK(plan.layout == BMM_LAYOUT_ROWMAJOR, "seed: layout %s, want rowmajor",
+          bmm_layout_name(plan.layout));
+  }
+  tprob_run(&t, BMM_STRATEGY_AUTO, 0);
+  for (i = 0; i < NCPU; ++i)
+    if (bmm_strategy_supports(cpu_strategies[i].s, &plan))
+      tprob_run(&t, cpu_strategies[i].s, i % 2);
+  tprob_free(&t);
+}
+
+static void test_batchdims_xw_bias(void) {
+  /* x (64,197,64) @ w (64,768) + b: B and bias shared by every batch entry */
+  bmm_problem p = bmm_problem_rowmajor(BMM_F32, 64, 197, 768, 64, NULL, NULL, NULL);
+  bmm_plan plan;
+  tprob t;
+  p.b.batch_stride[0] = 0;
+  tprob_make(&t, &p, 1, 2, "x (64,197,64) @ w (64,768) + b");
+  t.samples = 3;
+  if (CHECK(bmm_plan_problem(&t.p, BMM_BACKEND_CPU, &plan) == BMM_OK, "%s", bmm_last_error()))
+    CHECK(plan.layout == BMM_LAYOUT_SHARED_B && plan.ndims == 1 && plan.batch == 64,
+          "x@w+b: layout %s ndims %d, want shared_b, 1", bmm_layout_name(plan.layout), plan.ndims);
+  tprob_run(&t, BMM_STRATEGY_AUTO, 0);
+  tprob_free(&t);
+}
+
+/* Packed strides of a C[d0][d1]..[m][n] array, innermost batch dim last. */
+static void packed_batch(bmm_operand *o, int nd, const int64_t *dims, int64_t rows, int64_t cols) {
+  int64_t s = rows * cols;
+  int d;
+  o->row_stride = cols, o->col_stride = 1;
+  for (d = nd - 1; d >= 0; --d) {
+    o->batch_stride[d] = s;
+    s *= dims[d];
+  }
+}
+
+static void test_batchdims_multi(void) {
+  struct {
+    const char *what;
+    int nd;
+    int64_t dims[4], amask[4], bmask[4]; /* 0: that operand broadcasts over the dim */
+    int c_reversed;                      /* C's batch dims stored in reverse order */
+    int want_ndims;
+    bmm_layout want_layout;
+  } cases[] = {
+      {"3 dims packed merge to 1", 3, {2, 3, 4}, {1, 1, 1}, {1, 1, 1}, 0, 1, BMM_LAYOUT_ROWMAJOR},
+      {"3 dims, A bcast dim 0, B bcast dim 1",
+       3,
+       {2, 3, 4},
+       {0, 1, 1},
+       {1, 0, 1},
+       0,
+       3,
+       BMM_LAYOUT_GENERAL},
+      {"3 dims, B bcast on all: shared_b",
+       3,
+       {2, 3, 4},
+       {1, 1, 1},
+       {0, 0, 0},
+       0,
+       1,
+       BMM_LAYOUT_SHARED_B},
+      {"4 dims with a size-1 dim, A bcast dim 3, B dim 0",
+       4,
+       {2, 1, 3, 2},
+       {1, 1, 1, 0},
+       {0, 1, 1, 1},
+       0,
+       3,
+       BMM_LAYOUT_GENERAL},
+      {"4 dims, A bcast dims 1,2; B dims 0,3 (1,2 merge)",
+       4,
+       {3, 2, 2, 3},
+       {1, 0, 0, 1},
+       {0, 1, 1, 0},
+       0,
+       3,
+       BMM_LAYOUT_GENERAL},
+      {"4 dims, A bcast dims 0,2; B dims 1,3",
+       4,
+       {3, 2, 2, 3},
+       {0, 1, 0, 1},
+       {1, 0, 1, 0},
+       0,
+       4,
+       BMM_LAYOUT_GENERAL},
+      {"3 dims, C batch order reversed",
+       3,
+       {2, 3, 4},
+       {1, 1, 1},
+       {1, 1, 1},
+       1,
+       3,
+       BMM_LAYOUT_GENERAL},
+      {"4 dims of size 1", 4, {1, 1, 1, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}, 0, 0, BMM_LAYOUT_ROWMAJOR},
+      {"A and B bcast on inner dims only", 2, {5, 3}, {1, 0}, {1, 0}, 0, 2, BMM_LAYOUT_GENERAL},
+  };
+  static const int64_t sizes[][3] = {{3, 5, 4}, {1, 7, 2}, {16, 16, 16}, {5, 1, 9}};
+  int c, s, i, dt;
+  for (c = 0; c < (int)(sizeof cases / sizeof cases[0]); ++c)
+    for (s = 0; s < 4; ++s)
+      for (dt = BMM_F32; dt <= BMM_F64; ++dt) {
+        bmm_problem p;
+        bmm_plan plan;
+        tprob t;
+        int64_t adims[4], bdims[4];
+        int nd = cases[c].nd;
+        memset(&p, 0, sizeof p);
+        p.dtype = (bmm_dtype)dt, p.m = sizes[s][0], p.n = sizes[s][1], p.k = sizes[s][2];
+        p.alpha = 1, p.beta = s == 1 ? 0.5 : 0;
+        p.batch_dims = nd;
+        for (i = 0; i < nd; ++i) {
+          p.batch[i] = cases[c].dims[i];
+          adims[i] = cases[c].amask[i] ? cases[c].dims[i] : 1;
+          bdims[i] = cases[c].bmask[i] ? cases[c].dims[i] : 1;
+        }
+        packed_batch(&p.a, nd, adims, p.m, p.k);
+        packed_batch(&p.b, nd, bdims, p.k, p.n);
+        for (i = 0; i < nd; ++i) {
+          if (!cases[c].amask[i]) p.a.batch_stride[i] = 0;
+          if (!cases[c].bmask[i]) p.b.batch_stride[i] = 0;
+        }
+        packed_batch(&p.c, nd, p.batch, p.m, p.n);
+        if (cases[c].c_reversed) {
+          int64_t st = p.m * p.n;
+          for (i = 0; i < nd; ++i) {
+            p.c.batch_stride[i] = st;
+            st *= p.batch[i];
+          }
+        }
+        tprob_make(&t, &p, s == 2, (uint64_t)(c * 10 + s), cases[c].what);
+        if (CHECK(bmm_plan_problem(&t.p, BMM_BACKEND_CPU, &plan) == BMM_OK, "%s: %s", cases[c].what,
+                  bmm_last_error()))
+          CHECK(plan.ndims == cases[c].want_ndims &&
+                    (plan.layout == cases[c].want_layout || p.m == 1 || p.n == 1),
+                "%s m=%lld n=%lld k=%lld: plan ndims %d layout %s, want %d %s", cases[c].what,
+                (long long)p.m, (long long)p.n, (long long)p.k, plan.ndims,
+                bmm_layout_name(plan.layout), cases[c].want_ndims,
+                bmm_layout_name(cases[c].want_layout));
+        tprob_run_all(&t, (unsigned)s);
+        tprob_free(&t);
+      }
+}
+
+/* Strided problems no bmmx layout covers: negative C strides, transposed C,
+   batch reversed, gaps everywhere. */
+static void test_random_strided(void) {
+  int idx;
+  uint64_t seed = 99;
+  for (idx = 0; idx < 120; ++idx) {
+    bmm_problem p;
+    tprob t;
+    int64_t m = grid[bmmx_rand(&seed) % 9], n = grid[bmmx_rand(&seed) % 9];
+    int64_t k = grid[bmmx_rand(&seed) % 11], nb = 1 + (int64_t)(bmmx_rand(&seed) % 6);
+    int tr_a = (int)(bmmx_rand(&seed) % 2), tr_b = (int)(bmmx_rand(&seed) % 2);
+    int tr_c = (int)(bmmx_rand(&seed) % 2);
+    int64_t gap = (int64_t)(bmmx_rand(&seed) % 3);
+    memset(&p, 0, sizeof p);
+    p.dtype = idx % 2 ? BMM_F64 : BMM_F32, p.m = m, p.n = n, p.k = k;
+    p.batch_dims = 1, p.batch[0] = nb, p.alpha = 1, p.beta = idx % 3 == 0 ? -1 : 0;
+    p.a.row_stride = tr_a ? 1 : k + gap, p.a.col_stride = tr_a ? m + gap : 1;
+    p.b.row_stride = tr_b ? 1 : n + gap, p.b.col_stride = tr_b ? k + gap : 1;
+    p.c.row_stride = tr_c ? 1 : n + gap, p.c.col_stride = tr_c ? m + gap : 1;
+    p.a.batch_stride[0] = (m + gap) * (k + gap) + gap;
+    p.b.batch_stride[0] = (k + gap) * (n + gap);
+    p.c.batch_stride[0] = (m + gap) * (n + gap) + 1;
+    if (idx % 4 == 1) p.c.row_stride = -p.c.row_stride;
+    if (idx % 4 == 2) p.c.batch_stride[0] = -p.c.batch_stride[0];
+    if (idx % 5 == 3) p.a.col_stride = -p.a.col_stride, p.b.row_stride = -p.b.row_stride;
+    if (idx % 7 == 4) p.c.col_stride = -p.c.col_stride;
+    tprob_make(&t, &p, idx % 2, (uint64_t)idx, "strided (negative / transposed / gaps)");
+    tprob_run_all(&t, (unsigned)idx);
+    tprob_free(&t);
+  }
+}
+
+/* ---- the table ------------------------------------------------------------- */
+
+/* Name of the first field where two rules differ, or NULL. */
+static const char *rule_diff(const bmm_table_rule *x, const bmm_table_rule *y) {
+#define D(f) \
+  if (x->f != y->f) return #f
+  D(dtypes);
+  D(layouts);
+  D(m_min);
+  D(m_max);
+  D(n_min);
+  D(n_max);
+  D(k_min);
+  D(k_max);
+  D(batch_min);
+  D(batch_max);
+  D(strategy);
+  D(threads);
+  D(batch_per_block);
+  D(lanes);
+  D(vec);
+  D(tile);
+  D(pad);
+#undef D
+  if (strcmp(x->note, y->note) != 0) return "note";
+  return NULL;
+}
+
+static int rules_equal(const bmm_table_rule *x, int nx, const bmm_table_rule *y, int ny,
+                       const char *ctx) {
+  int i;
+  if (!CHECK(nx == ny, "%s: %d rules vs %d", ctx, nx, ny)) return 0;
+  for (i = 0; i < nx; ++i) {
+    const char *f = rule_diff(&x[i], &y[i]);
+    if (!CHECK(f == NULL, "%s: rule %d differs in %s", ctx, i, f)) return 0;
+  }
+  return 1;
+}
+
+static bmm_table_rule g_default[BMM_TABLE_MAX_RULES];
+static int g_ndefault;
+static char g_default_text[16384];
+
+static void random_rule(bmm_table_rule *r, uint64_t *s) {
+  static const char chars[] = "abcdefghijklmnopqrstuvwxyz ABCXYZ0123456789.,;:=+-*/()[]#_'\"!?";
+  int64_t *ranges[4][2];
+  int i, len;
+  memset(r, 0, sizeof *r);
+  ranges[0][0] = &r->m_min, ranges[0][1] = &r->m_max, ranges[1][0] = &r->n_min;
+  ranges[1][1] = &r->n_max, ranges[2][0] = &r->k_min, ranges[2][1] = &r->k_max;
+  ranges[3][0] = &r->batch_min, ranges[3][1] = &r->batch_max;
+  r->dtypes = (unsigned)(bmmx_rand(s) % (1u << BMM_DTYPE_COUNT)) & ~1u;
+  r->layouts = (unsigned)(bmmx_rand(s) % (BMM_L_ALL + 1));
+  for (i = 0; i < 4; ++i) {
+    int64_t lo = 0, hi = 0;
+    switch (bmmx_rand(s) % 6) {
+    case 0: break;                                              /* * */
+    case 1: lo = hi = 1 + (int64_t)(bmmx_rand(s) % 100); break; /* N */
+    case 2: lo = (int64_t)(bmmx_rand(s) % 50); break;           /* A.. */
+    case 3: lo = (int64_t)(bmmx_rand(s) % 50), hi = lo + 1 + (int64_t)(bmmx_rand(s) % 1000); break;
+    case 4: lo = 0, hi = INT64_MAX; break;
+    default: lo = hi = INT64_MAX; break;
+    }
+    *ranges[i][0] = lo, *ranges[i][1] = hi;
+  }
+  r->strategy = (bmm_strategy)(1 + bmmx_rand(s) % (BMM_STRATEGY_COUNT - 1));
+  r->threads = bmmx_rand(s) % 3 ? 0 : (int)(bmmx_rand(s) % 1025);
+  r->batch_per_block = bmmx_rand(s) % 3 ? 0 : (int)(bmmx_rand(s) % 100000);
+  r->lanes = bmmx_rand(s) % 3 ? 0 : 1 << (bmmx_rand(s) % 6);
+  r->vec = bmmx_rand(s) % 3 ? 0 : INT_MAX;
+  r->tile = bmmx_rand(s) % 3 ? 0 : (int)(bmmx_rand(s) % 64);
+  r->pad = bmmx_rand(s) % 3 ? 0 : 1;
+  len = bmmx_rand(s) % 4 == 0 ? 0 : (int)(bmmx_rand(s) % BMM_NOTE_LEN);
+  for (i = 0; i < len; ++i)
+    r->note[i] = chars[bmmx_rand(s) % (sizeof chars - 1)];
+  if (len > 0 && r->note[0] == ' ') r->note[0] = '<';
+  if (len > 0 && r->note[len - 1] == ' ') r->note[len - 1] = '>';
+  r->note[len] = 0;
+}
+
+static void test_table_roundtrip(void) {
+  static bmm_table_rule rules[BMM_TABLE_MAX_RULES], back[BMM_TABLE_MAX_RULES];
+  static char text[65536];
+  uint64_t s = 2024;
+  int iter, n, got;
+  size_t len;
+  /* the default table */
+  len = bmm_table_format(g_default, g_ndefault, text, sizeof text);
+  CHECK(len < sizeof text && strlen(text) == len, "format: returned %zu, wrote %zu", len,
+        strlen(text));
+  EXPECT(bmm_table_parse(text, back, BMM_TABLE_MAX_RULES, &got), BMM_OK, NULL,
+         "parse(format(default))");
+  rules_equal(g_default, g_ndefault, back, got, "default table round trip");
+  /* random valid rules of both backends */
+  for (iter = 0; iter < 300; ++iter) {
+    char ctx[64];
+    int i;
+    n = iter == 0 ? 0 : 1 + (int)(bmmx_rand(&s) % BMM_TABLE_MAX_RULES);
+    for (i = 0; i < n; ++i)
+      random_rule(&rules[i], &s);
+    len = bmm_table_format(rules, n, text, sizeof text);
+    snprintf(ctx, sizeof ctx, "random table #%d (%d rules)", iter, n);
+    if (!CHECK(len < sizeof text, "%s: text too long", ctx)) continue;
+    got = -1;
+    if (!EXPECT(bmm_table_parse(text, back, BMM_TABLE_MAX_RULES, &got), BMM_OK, NULL, ctx)) {
+      printf("     text:\n%s\n", text);
+      continue;
+    }
+    if (!rules_equal(rules, n, back, got, ctx)) printf("     text:\n%s\n", text);
+  }
+  /* snprintf-like: a short buffer gets a terminated prefix, the return is the full length */
+  {
+    char small[17];
+    size_t full = bmm_table_format(g_default, g_ndefault, NULL, 0);
+    memset(small, 'Z', sizeof small);
+    len = bmm_table_format(g_default, g_ndefault, small, 12);
+    CHECK(len == full && strlen(small) == 11 && small[12] == 'Z',
+          "format into 12 bytes: returned %zu (full %zu), strlen %zu, byte 12 `%c`", len, full,
+          strlen(small), small[12]);
+    len = bmm_table_print(BMM_BACKEND_CPU, 0, small, 12);
+    CHECK(len == full && strlen(small) == 11 && small[12] == 'Z',
+          "print into 12 bytes: returned %zu (full %zu)", len, full);
+  }
+}
+
+static void test_table_print_default(void) {
+  static char text[65536];
+  static bmm_table_rule back[BMM_TABLE_MAX_RULES];
+  int got = -1, i;
+  if (g_ndefault > 1) {
+    got = 77;
+    EXPECT(bmm_table_get(BMM_BACKEND_CPU, 0, back, g_ndefault - 1, &got), BMM_BAD_TABLE,
+           "buffer holds", "table_get into a buffer one rule short");
+    CHECK(got == 0, "table_get into a short buffer: *count = %d", got);
+  }
+  text[0] = 'x';
+  CHECK(bmm_table_print(BMM_BACKEND_CUDA, 90, text, sizeof text) == 0 && text[0] == '#' &&
+            contains(text, "NOT_COMPILED"),
+        "CUDA table print on a CPU build: `%.80s`", text);
+  size_t len = bmm_table_print(BMM_BACKEND_CPU, 0, text, sizeof text);
+  CHECK(len > 0 && len == strlen(text), "print returned %zu for %zu chars", len, strlen(text));
+  EXPECT(bmm_table_parse(text, back, BMM_TABLE_MAX_RULES, &got), BMM_OK, NULL, "parse(print)");
+  rules_equal(g_default, g_ndefault, back, got, "print -> parse vs bmm_table_get");
+  CHECK(g_ndefault >= 1, "default CPU table is empty");
+  for (i = 0; i < g_ndefault; ++i)
+    CHECK(bmm_strategy_backend(g_default[i].strategy) == BMM_BACKEND_CPU,
+          "default CPU rule %d has strategy %s", i, bmm_strategy_name(g_default[i].strategy));
+  for (i = 0; i < g_ndefault; ++i)
+    CHECK(g_default[i].note[0] != 0, "default CPU rule %d has no provenance note", i);
+  CHECK(bmm_set_table(BMM_BACKEND_CPU, g_default, g_ndefault) == BMM_OK,
+        "the default table fails bmm_set_table's checks: %s", bmm_last_error());
+  bmm_set_table(BMM_BACKEND_CPU, NULL, 0);
+}
+
+static void test_table_malformed(void) {
+  static const struct {
+    const char *line, *has;
+  } bad[] = {
+      {"f16 * * * * * cpu_ref", "field 1"},
+      {"f32,f65 * * * * * cpu_ref", "field 1"},
+      {"f32, * * * * * cpu_ref", "field 1"},
+      {"* rowmajr * * * * cpu_ref", "field 2"},
+      {"* rowmajor,,general * * * * cpu_ref", "field 2"},
+      {"* * 5..3 * * * cpu_ref", "field 3"},
+      {"* * 0 * * * cpu_ref", "field 3"},
+      {"* * 0..0 * * * cpu_ref", "field 3"},
+      {"* * * -1 * * cpu_ref", "field 4"},
+      {"* * * 1.2 * * cpu_ref", "field 4"},
+      {"* * * * 3..x * cpu_ref", "field 5"},
+      {"* * * * ..3 * cpu_ref", "field 5"},
+      {"* * * * * 1...4 cpu_ref", "field 6"},
+      {"* * * * * 99999999999999999999 cpu_ref", "field 6"},
+      {"* * * * * * cpu_fast", "field 7"},
+      {"* * * * * * CPU_REF", "field 7"},
+      {"* * * * * * cpu_ref foo=1", "key=value"},
+      {"* * * * * * cpu_ref threads=x", "key=value"},
+      {"* * * * * * cpu_ref threads=-1", "key=value"},
+      {"* * * * * * cpu_ref threads=", "key=value"},
+      {"* * * * * * cpu_ref threads", "key=value"},
+      {"* * * * * * cpu_ref threads=3000000000", "key=value"},
+      {"* * * * * * cpu_ref =4", "key=value"},
+      {"* * * * *", "after 5 fields"},
+      {"*", "after 1 field"},
+      {"* * * * * * # strategy missing", "after 6 fields"},
+      {"* * * * * * cpu_ref # "
+       "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+       "xxxxxxx",
+       "note longer"},
+  };
+  static bmm_table_rule rules[8];
+  char text[512], ctx[300];
+  int i, n;
+  for (i = 0; i < (int)(sizeof bad / sizeof bad[0]); ++i) {
+    snprintf(text, sizeof text, "# comment\n* * 1..4 * * * cpu_dot\n%s\n* * * * * * cpu_ref\n",
+             bad[i].line);
+    snprintf(ctx, sizeof ctx, "malformed line `%s`", bad[i].line);
+    n = 77;
+    if (EXPECT(bmm_table_parse(text, rules, 8, &n), BMM_TABLE_FILE, "line 3", ctx))
+      CHECK(contains(bmm_last_error(), bad[i].has), "%s: message `%s` lacks `%s`", ctx,
+            bmm_last_error(), bad[i].has);
+    CHECK(n == 0, "%s: *count = %d after failure", ctx, n);
+  }
+  /* too many rules */
+  n = 77;
+  EXPECT(bmm_table_parse("* * * * * * cpu_ref\n* * * * * * cpu_ref\n\n* * * * * * cpu_ref\n", rules,
+                         2, &n),
+         BMM_TABLE_FILE, "line 4", "3 rules into max 2");
+  CHECK(n == 0, "too many rules: *count = %d", n);
+  /* what must parse: tabs, CRLF, comments, blank lines, lists, open ranges, a note
+     with `#` inside and the longest note */
+  {
+    char note95[BMM_NOTE_LEN];
+    memset(note95, 'n', BMM_NOTE_LEN - 1);
+    note95[BMM_NOTE_LEN - 1] = 0;
+    snprintf(text, sizeof text,
+             "  # leading comment\r\n\r\n\t\n"
+             "f64,f32\trowmajor,general 1.. 0..7 3 2..9 cpu_blocked tile=8 threads=2 pad=0  "
+             "# a #note\r\n"
+             "* * * * * * cpu_ref # %s\n"
+             "f32 batch_inner * * * * cuda_warp lanes=8 vec=16 batch_per_block=4",
+             note95);
+    n = -1;
+    if (EXPECT(bmm_table_parse(text, rules, 8, &n), BMM_OK, NULL, "valid variations") &&
+        CHECK(n == 3, "valid variations: %d rules, want 3", n)) {
+      CHECK(rules[0].dtypes == (BMM_DT(BMM_F32) | BMM_DT(BMM_F64)) &&
+                rules[0].layouts == (BMM_L_ROWMAJOR | BMM_L_GENERAL) && rules[0].m_min == 1 &&
+                rules[0].m_max == 0 && rules[0].n_min == 0 && rules[0].n_max == 7 &&
+                rules[0].k_min == 3 && rules[0].k_max == 3 && rules[0].batch_min == 2 &&
+                rules[0].batch_max == 9 && rules[0].strategy == BMM_CPU_BLOCKED &&
+                rules[0].tile == 8 && rules[0].threads == 2 && rules[0].pad == 0 &&
+                strcmp(rules[0].note, "a #note") == 0,
+            "rule 0 parsed wrong (note `%s`)", rules[0].note);
+      CHECK(strcmp(rules[1].note, note95) == 0 && rules[1].dtypes == 0 && rules[1].layouts == 0,
+            "rule 1: the %d-char note did not survive", BMM_NOTE_LEN - 1);
+      CHECK(rules[2].strategy == BMM_CUDA_WARP && rules[2].lanes == 8 && rules[2].vec == 16 &&
+                rules[2].batch_per_block == 4 && rules[2].layouts == BMM_L_BATCH_INNER &&
+                rules[2].note[0] == 0,
+            "rule 2 (no newline at end, CUDA) parsed wrong");
+    }
+    n = -1;
+    EXPECT(bmm_table_parse("# only comments\n\n", rules, 8, &n), BMM_OK, NULL, "no rules");
+    CHECK(n == 0, "comments only: %d rules", n);
+  }
+}
+
+static void table_text(char *buf, size_t len) { bmm_table_print(BMM_BACKEND_CPU, 0, buf, len); }
+
+static void test_table_set_bad(void) {
+  static bmm_table_rule t[BMM_TABLE_MAX_RULES + 1];
+  static char before[16384], after[16384];
+  bmm_table_rule catch_all, r;
+  int i;
+  char ctx[120];
+  memset(&catch_all, 0, sizeof catch_all);
+  catch_all.strategy = BMM_CPU_REF;
+  table_text(before, sizeof before);
+#define BAD_TABLE(what, rules, count, has)                                          \
+  do {                                                                              \
+    EXPECT(bmm_set_table(BMM_BACKEND_CPU, rules, count), BMM_BAD_TABLE, has, what); \
+    table_text(after, sizeof after);                                                \
+    CHECK(strcmp(before, after) == 0, "%s: the active table changed", what);        \
+  } while (0)
+  t[0] = catch_all;
+  BAD_TABLE("count 0", t, 0, "0 rules");
+  for (i = 0; i <= BMM_TABLE_MAX_RULES; ++i)
+    t[i] = catch_all;
+  BAD_TABLE("65 rules", t, BMM_TABLE_MAX_RULES + 1, "65 rules");
+  t[0] = catch_all, t[0].m_max = 4;
+  BAD_TABLE("no catch-all", t, 1, "last rule");
+  t[0] = catch_all, t[1] = catch_all, t[1].dtypes = BMM_DT(BMM_F32);
+  BAD_TABLE("last rule f32 only", t, 2, "last rule");
+  t[0] = catch_all, t[0].layouts = BMM_L_ROWMAJOR;
+  BAD_TABLE("last rule rowmajor only", t, 1, "last rule");
+  t[0] = catch_all, t[0].batch_min = 1;
+  BAD_TABLE("last rule batch 1..", t, 1, "last rule");
+  t[0] = catch_all, t[0].strategy = BMM_CPU_SMALL;
+  BAD_TABLE("catch-all with a limited strategy", t, 1, "last rule");
+  t[0] = catch_all, t[0].strategy = BMM_CPU_BATCH_SIMD;
+  BAD_TABLE("catch-all with batch_simd", t, 1, "last rule");
+  for (i = 0; i < NCUDA; ++i) {
+    t[0] = catch_all, t[0].m_max = 4, t[0].strategy = cuda_strategies[i], t[1] = catch_all;
+    snprintf(ctx, sizeof ctx, "CUDA strategy %s in the CPU table",
+             bmm_strategy_name(cuda_strategies[i]));
+    BAD_TABLE(ctx, t, 2, "rule 0");
+  }
+  t[0] = catch_all, t[0].strategy = BMM_STRATEGY_AUTO;
+  BAD_TABLE("strategy auto", t, 1, "rule 0");
+  t[0] = catch_all, t[0].strategy = (bmm_strategy)999;
+  BAD_TABLE("strategy 999", t, 1, "rule 0");
+  t[0] = catch_all, t[1] = catch_all, t[0].m_min = 5, t[0].m_max = 3;
+  BAD_TABLE("m max < min", t, 2, "rule 0");
+  t[0] = catch_all, t[1] = catch_all, t[0].batch_min = 9, t[0].batch_max = 8;
+  BAD_TABLE("batch max < min", t, 2, "rule 0");
+  t[0] = catch_all, t[1] = catch_all, t[2] = catch_all, t[1].k_min = -1;
+  BAD_TABLE("k_min -1", t, 3, "rule 1");
+  t[0] = catch_all, t[1] = catch_all, t[0].n_max = -3;
+  BAD_TABLE("n_max -3", t, 2, "rule 0");
+  for (i = 0; i < 6; ++i) {
+    r = catch_all;
+    switch (i) {
+    case 0: r.threads = -1; break;
+    case 1: r.batch_per_block = -1; break;
+    case 2: r.lanes = -1; break;
+    case 3: r.vec = -1; break;
+    case 4: r.tile = -1; break;
+    default: r.pad = -1; break;
+    }
+    t[0] = r, t[1] = catch_all;
+    snprintf(ctx, sizeof ctx, "negative tunable #%d", i);
+    BAD_TABLE(ctx, t, 2, "tunable");
+  }
+  t[0] = catch_all, t[1] = catch_all, t[0].dtypes = 1u << 12;
+  BAD_TABLE("unknown dtype bit", t, 2, "rule 0");
+  t[0] = catch_all, t[1] = catch_all, t[0].layouts = 1u << 9;
+  BAD_TABLE("unknown layout bit", t, 2, "rule 0");
+  t[0] = catch_all, t[0].dtypes = BMM_DT(BMM_DTYPE_UNSET);
+  BAD_TABLE("dtype bit 0 (unset)", t, 1, "rule 0");
+#undef BAD_TABLE
+  t[0] = catch_all;
+  EXPECT(bmm_set_table(BMM_BACKEND_AUTO, t, 1), BMM_BAD_TABLE, "backend", "backend AUTO");
+  EXPECT(bmm_set_table((bmm_backend)7, t, 1), BMM_BAD_TABLE, "backend", "backend 7");
+  t[0].strategy = BMM_CUDA_LOOP;
+  EXPECT(bmm_set_table(BMM_BACKEND_CUDA, t, 1), BMM_OK, NULL, "CUDA table set on a CPU build");
+  table_text(after, sizeof after);
+  CHECK(strcmp(before, after) == 0, "setting the CUDA table changed the CPU table");
+  t[0].strategy = BMM_CPU_REF;
+  EXPECT(bmm_set_table(BMM_BACKEND_CUDA, t, 1), BMM_BAD_TABLE, "rule 0", "CPU rule in CUDA table");
+  bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
+}
+
+/* A table whose every rule is reachable from the problems below. */
+static int test_rules(bmm_table_rule *r) {
+  memset(r, 0, 4 * sizeof *r);
+  r[0].dtypes = BMM_DT(BMM_F64), r[0].layouts = BMM_L_ROWMAJOR, r[0].m_min = 1, r[0].m_max = 4;
+  r[0].strategy = BMM_CPU_SMALL, r[0].threads = 1;
+  snprintf(r[0].note, sizeof r[0].note, "r0 small f64");
+  r[1].layouts = BMM_L_GENERAL, r[1].strategy = BMM_CPU_DOT, r[1].batch_per_block = 3;
+  r[2].strategy = BMM_CPU_BATCH_SIMD, r[2].lanes = 4; /* claims batch_inner only */
+  r[3].strategy = BMM_CPU_BLOCKED, r[3].tile = 8, r[3].threads = 2;
+  snprintf(r[3].note, sizeof r[3].note, "catch-all");
+  return 4;
+}
+
+/* a bmmx case, its strategy and explain text under the active table */
+static int auto_choice(bmm_dtype dt, int layout, int64_t m, bmm_plan *plan, char *why, size_t len) {
+  bmm_problem p = case_shape(dt, layout, 6, m, 4, 5);
+  static double a[4096], b[4096], c[4096], bias[64];
+  p.a.ptr = a, p.b.ptr = b, p.c.ptr = c;
+  if (layout == BMMX_SHARED_B_BIAS) p.bias = bias;
+  if (bmm_plan_problem(&p, BMM_BACKEND_CPU, plan) != BMM_OK) return 0;
+  return bmm_explain(&p, BMM_BACKEND_CPU, why, len) == BMM_OK;
+}
+
+static void test_table_set_auto(void) {
+  static const struct {
+    bmm_dtype dt;
+    int layout;
+    int64_t m;
+    int rule;
+    const char *has[4];
+  } probs[] = {
+      {BMM_F64, BMMX_ROWMAJOR, 3, 0, {"-> cpu_small threads=1", "rule 0 of 4 matched", "r0 small"}},
+      {BMM_F32,
+       BMMX_ROWMAJOR,
+       3,
+       3,
+       {"rule 0 (dtype out of range)", "rule 1 (layout out of range)",
+        "rule 2 (cpu_batch_simd does not handle rowmajor", "-> cpu_blocked threads=2 tile=8"}},
+      {BMM_F64, BMMX_ROWMAJOR, 5, 3, {"rule 0 (m out of range)", "rule 3 of 4 matched"}},
+      {BMM_F64, BMMX_COLMAJOR, 3, 1, {"rule 0 (layout out of range)", "-> cpu_dot"}},
+      {BMM_F32, BMMX_BATCH_INNER, 2, 2, {"-> cpu_batch_simd lanes=4", "rule 2 of 4"}},
+      {BMM_F64, BMMX_SHARED_B_BIAS, 2, 3, {"rule 0 (layout out of range)", "layout=shared_b"}},
+  };
+  bmm_table_rule rules[4], got[BMM_TABLE_MAX_RULES];
+  bmm_plan plan, before[6];
+  char why[1024], ctx[200];
+  int i, j, n = test_rules(rules), ngot;
+  for (i = 0; i < 6; ++i)
+    CHECK(auto_choice(probs[i].dt, probs[i].layout, probs[i].m, &before[i], why, sizeof why),
+          "plan under the default table failed: %s", bmm_last_error());
+  EXPECT(bmm_set_table(BMM_BACKEND_CPU, rules, n), BMM_OK, NULL, "set a valid table");
+  rules[0].strategy = BMM_CPU_REF; /* the table is a copy */
+  EXPECT(bmm_table_get(BMM_BACKEND_CPU, 0, got, BMM_TABLE_MAX_RULES, &ngot), BMM_OK, NULL, "get");
+  test_rules(rules);
+  rules_equal(rules, n, got, ngot, "bmm_table_get after bmm_set_table");
+  for (i = 0; i < 6; ++i) {
+    snprintf(ctx, sizeof ctx, "%s %s m=%lld under the test table", bmm_dtype_name(probs[i].dt),
+             bmmx_layout_name(probs[i].layout), (long long)probs[i].m);
+    if (!CHECK(auto_choice(probs[i].dt, probs[i].layout, probs[i].m, &plan, why, sizeof why),
+               "%s: %s", ctx, bmm_last_error()))
+      continue;
+    CHECK(plan.rule_index == probs[i].rule && plan.strategy == rules[probs[i].rule].strategy,
+          "%s: rule %d (%s), want rule %d", ctx, plan.rule_index, bmm_strategy_name(plan.strategy),
+          probs[i].rule);
+    CHECK(rule_diff(&plan.rule, &rules[probs[i].rule]) == NULL, "%s: plan.rule differs in %s", ctx,
+          rule_diff(&plan.rule, &rules[probs[i].rule]));
+    for (j = 0; j < 4 && probs[i].has[j]; ++j)
+      CHECK(contains(why, probs[i].has[j]), "%s: explain `%s` lacks `%s`", ctx, why,
+            probs[i].has[j]);
+    CHECK(probs[i].rule > 0 || !contains(why, "skipped"), "%s: `%s` skips rules before 0", ctx,
+          why);
+  }
+  /* AUTO runs the new rule's strategy and computes right */
+  for (i = 0; i < 6; ++i) {
+    tprob t;
+    bmm_problem p = case_shape(probs[i].dt, probs[i].layout, 6, probs[i].m, 4, 5);
+    tprob_make(&t, &p, probs[i].layout == BMMX_SHARED_B_BIAS, (uint64_t)i, "AUTO on test table");
+    tprob_run(&t, BMM_STRATEGY_AUTO, 0);
+    tprob_free(&t);
+  }
+  EXPECT(bmm_set_table(BMM_BACKEND_CPU, NULL, 0), BMM_OK, NULL, "reset");
+  EXPECT(bmm_table_get(BMM_BACKEND_CPU, 0, got, BMM_TABLE_MAX_RULES, &ngot), BMM_OK, NULL, "get");
+  rules_equal(g_default, g_ndefault, got, ngot, "table after bmm_set_table(NULL)");
+  for (i = 0; i < 6; ++i)
+    if (auto_choice(probs[i].dt, probs[i].layout, probs[i].m, &plan, why, sizeof why))
+      CHECK(plan.strategy == before[i].strategy && plan.rule_index == before[i].rule_index,
+            "after reset: problem %d gets %s rule %d, before %s rule %d", i,
+            bmm_strategy_name(plan.strategy), plan.rule_index,
+            bmm_strategy_name(before[i].strategy), before[i].rule_index);
+}
+
+static void data_path(char *buf, size_t len, const char *file) {
+  snprintf(buf, len, "%s/%s", g_data, file);
+}
+
+/* The CPU rules of a table file, parsed here (not through the library). */
+static int file_cpu_rules(const char *path, bmm_table_rule *out) {
+  static char text[65536];
+  static bmm_table_rule all[2 * BMM_TABLE_MAX_RULES];
+  FILE *f = fopen(path, "rb");
+  size_t n;
+  int i, cnt = 0, nout = 0;
+  if (!f) return -1;
+  n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = 0;
+  if (bmm_table_parse(text, all, 2 * BMM_TABLE_MAX_RULES, &cnt) != BMM_OK) return -1;
+  for (i = 0; i < cnt; ++i)
+    if (bmm_strategy_backend(all[i].strategy) == BMM_BACKEND_CPU) out[nout++] = all[i];
+  return nout;
+}
+
+static void test_table_file(void) {
+  static bmm_table_rule want[BMM_TABLE_MAX_RULES], got[BMM_TABLE_MAX_RULES];
+  static char before[16384], after[16384];
+  char path[512];
+  int nwant, ngot;
+  bmm_plan plan;
+  char why[512];
+  data_path(path, sizeof path, "good.txt");
+  nwant = file_cpu_rules(path, want);
+  if (!CHECK(nwant > 0, "cannot read %s (run from the repository root)", path)) return;
+  EXPECT(bmm_load_table_file(path), BMM_OK, NULL, "load good.txt");
+  EXPECT(bmm_table_get(BMM_BACKEND_CPU, 0, got, BMM_TABLE_MAX_RULES, &ngot), BMM_OK, NULL, "get");
+  rules_equal(want, nwant, got, ngot, "table after loading good.txt");
+  if (CHECK(auto_choice(BMM_F64, BMMX_ROWMAJOR, 3, &plan, why, sizeof why), "%s", bmm_last_error()))
+    CHECK(plan.strategy == BMM_CPU_SMALL && plan.rule_index == 0,
+          "good.txt: f64 rowmajor m=3 gets %s rule %d, want cpu_small rule 0",
+          bmm_strategy_name(plan.strategy), plan.rule_index);
+  table_text(before, sizeof before);
+  {
+    static const struct {
+      const char *file, *has[3];
+    } bad[] = {
+        {"bad_line.txt", {"bad_line.txt", "line 4", "field 3"}},
+        {"bad_key.txt", {"bad_key.txt", "line 3", "key=value"}},
+        {"no_catchall.txt", {"no_catchall.txt", "last rule", NULL}},
+        {"cuda_no_catchall.txt", {"cuda_no_catchall.txt", "cuda", "last rule"}},
+        {"comments_only.txt", {"comments_only.txt", "no rules", NULL}},
+        {"does_not_exist.txt", {"does_not_exist.txt", "cannot open", NULL}},
+    };
+    int i, j;
+    for (i = 0; i < (int)(sizeof bad / sizeof bad[0]); ++i) {
+      data_path(path, sizeof path, bad[i].file);
+      if (EXPECT(bmm_load_table_file(path), BMM_TABLE_FILE, bad[i].has[0], bad[i].file))
+        for (j = 1; j < 3 && bad[i].has[j]; ++j)
+          CHECK(contains(bmm_last_error(), bad[i].has[j]), "%s: message `%s` lacks `%s`",
+                bad[i].file, bmm_last_error(), bad[i].has[j]);
+      table_text(after, sizeof after);
+      CHECK(strcmp(before, after) == 0, "%s: rejected file changed the active table", bad[i].file);
+    }
+  }
+  EXPECT(bmm_set_table(BMM_BACKEND_CPU, NULL, 0), BMM_OK, NULL, "reset");
+  bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
+  EXPECT(bmm_table_get(BMM_BACKEND_CPU, 0, got, BMM_TABLE_MAX_RULES, &ngot), BMM_OK, NULL, "get");
+  rules_equal(g_default, g_ndefault, got, ngot, "table after reset");
+}
+
+/* ---- BMM_TABLE_FILE, in a child process (the variable is read once) ------ */
+
+static int run_child(const char *mode, const char *table_file) {
+  pid_t pid;
+  int status = 0;
+  fflush(stdout), fflush(stderr);
+  pid = fork();
+  if (pid == 0) {
+    if (table_file)
+      setenv("BMM_TABLE_FILE", table_file, 1);
+    else
+      unsetenv("BMM_TABLE_FILE");
+    execl(g_self, g_self, "--child", mode, table_file ? table_file : "", (char *)NULL);
+    _exit(127);
+  }
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 200;
+}
+
+static void child_env_good(const char *file) {
+  static bmm_table_rule want[BMM_TABLE_MAX_RULES], got[BMM_TABLE_MAX_RULES], ref[1];
+  int nwant = file_cpu_rules(file, want), ngot, pass;
+  bmm_plan plan;
+  char why[512];
+  for (pass = 0; pass < 2; ++pass) { /* before and after bmm_set_table(NULL) */
+    EXPECT(bmm_table_get(BMM_BACKEND_CPU, 0, got, BMM_TABLE_MAX_RULES, &ngot), BMM_OK, NULL,
+           "table_get under BMM_TABLE_FILE");
+    rules_equal(want, nwant, got, ngot, "active table vs BMM_TABLE_FILE");
+    if (CHECK(auto_choice(BMM_F64, BMMX_ROWMAJOR, 3, &plan, why, sizeof why), "%s",
+              bmm_last_error()))
+      CHECK(plan.strategy == BMM_CPU_SMALL && plan.rule_index == 0 && contains(why, "rule 0"),
+            "env table: f64 rowmajor m=3 gets %s rule %d (%s)", bmm_strategy_name(plan.strategy),
+            plan.rule_index, why);
+    {
+      tprob t;
+      bmm_problem p = case_shape(BMM_F64, BMMX_ROWMAJOR, 6, 3, 4, 5);
+      tprob_make(&t, &p, 0, 3, "AUTO under BMM_TABLE_FILE");
+      tprob_run(&t, BMM_STRATEGY_AUTO, 0);
+      tprob_free(&t);
+    }
+    memset(ref, 0, sizeof ref);
+    ref[0].strategy = BMM_CPU_REF;
+    if (pass == 0) {
+      EXPECT(bmm_set_table(BMM_BACKEND_CPU, ref, 1), BMM_OK, NULL, "set over env table");
+      if (auto_choice(BMM_F64, BMMX_ROWMAJOR, 3, &plan, why, sizeof why))
+        CHECK(plan.strategy == BMM_CPU_REF, "bmm_set_table does not override BMM_TABLE_FILE");
+      EXPECT(bmm_set_table(BMM_BACKEND_CPU, NULL, 0), BMM_OK, NULL, "reset to env table");
+    }
+  }
+}
+
+static void child_env_bad(const char *file, const char *has) {
+  bmm_table_rule ref[1], got[BMM_TABLE_MAX_RULES];
+  bmm_plan plan;
+  char why[512];
+  int n, i;
+  tprob t;
+  bmm_problem p = case_shape(BMM_F32, BMMX_ROWMAJOR, 6, 3, 4, 5);
+  tprob_make(&t, &p, 0, 4, "calls under a bad BMM_TABLE_FILE");
+  for (i = 0; i < 2; ++i) { /* the error is sticky, not a first-call accident */
+    EXPECT(bmm_cpu(&t.p), BMM_TABLE_FILE, "BMM_TABLE_FILE", "bmm_cpu under a bad table file");
+    CHECK(contains(bmm_last_error(), file) && contains(bmm_last_error(), has),
+          "message `%s` does not name `%s` and `%s`", bmm_last_error(), file, has);
+    CHECK(tbuf_same(&t.c), "bmm_cpu wrote C under a bad table file");
+  }
+  EXPECT(bmm_plan_problem(&t.p, BMM_BACKEND_CPU, &plan), BMM_TABLE_FILE, file, "plan");
+  EXPECT(bmm_explain(&t.p, BMM_BACKEND_CPU, why, sizeof why), BMM_TABLE_FILE, file, "explain");
+  EXPECT(bmm_table_get(BMM_BACKEND_CPU, 0, got, BMM_TABLE_MAX_RULES, &n), BMM_TABLE_FILE, file,
+         "table_get");
+  /* a forced strategy needs no table */
+  tprob_run(&t, BMM_CPU_REF, 0);
+  memset(ref, 0, sizeof ref);
+  ref[0].strategy = BMM_CPU_REF;
+  EXPECT(bmm_set_table(BMM_BACKEND_CPU, ref, 1), BMM_OK, NULL, "set over a bad env table");
+  tprob_run(&t, BMM_STRATEGY_AUTO, 0);
+  EXPECT(bmm_set_table(BMM_BACKEND_CPU, NULL, 0), BMM_OK, NULL, "reset");
+  EXPECT(bmm_cpu(&t.p), BMM_TABLE_FILE, file, "after reset the bad file applies again");
+  tprob_free(&t);
+}
+
+static int child_main(const char *mode, const char *file) {
+  g_test = mode;
+  if (strcmp(mode, "env-good") == 0)
+    child_env_good(file);
+  else if (strcmp(mode, "env-bad") == 0)
+    child_env_bad(file, "line 4");
+  else if (strcmp(mode, "env-missing") == 0)
+    child_env_bad(file, "cannot open");
+  else
+    CHECK(0, "unknown child mode %s", mode);
+  printf("child %s: %ld passed, %ld failed\n", mode, g_passed, g_failed);
+  return g_failed ? 1 : 0;
+}
+
+static void test_table_env(void) {
+  char path[512];
+  int rc;
+  data_path(path, sizeof path, "good.txt");
+  rc = run_child("env-good", path);
+  CHECK(rc == 0, "child with BMM_TABLE_FILE=%s exited %d (its failures are above)", path, rc);
+  data_path(path, sizeof path, "bad_line.txt");
+  rc = run_child("env-bad", path);
+  CHECK(rc == 0, "child with BMM_TABLE_FILE=%s exited %d", path, rc);
+  data_path(path, sizeof path, "does_not_exist.txt");
+  rc = run_child("env-missing", path);
+  CHECK(rc == 0, "child with BMM_TABLE_FILE=%s exited %d", path, rc);
+}
+
+/* ---- explain ----------------------------------------------------------------- */
+
+static void test_explain(void) {
+  int l, dt, i;
+  char why[2048], ctx[160], want[64];
+  bmm_plan plan;
+  /* under the default table: names the strategy, the rule and every skipped rule */
+  for (dt = BMM_F32; dt <= BMM_F64; ++dt)
+    for (l = 0; l < BMMX_LAYOUT_COUNT; ++l)
+      for (i = 0; i < 3; ++i) {
+        int64_t m = i == 0 ? 1 : i == 1 ? 8 : 70;
+        snprintf(ctx, sizeof ctx, "explain %s %s m=%lld", bmm_dtype_name((bmm_dtype)dt),
+                 bmmx_layout_name(l), (long long)m);
+        if (!CHECK(auto_choice((bmm_dtype)dt, l, m, &plan, why, sizeof why), "%s: %s", ctx,
+                   bmm_last_error()))
+          continue;
+        snprintf(want, sizeof want, "-> %s", bmm_strategy_name(plan.strategy));
+        CHECK(contains(why, want), "%s: `%s` lacks `%s`", ctx, why, want);
+        snprintf(want, sizeof want, "rule %d of %d matched", plan.rule_index, g_ndefault);
+        CHECK(plan.rule_index >= 0 && contains(why, want), "%s: `%s` lacks `%s`", ctx, why, want);
+        CHECK(contains(why, bmm_layout_name(plan.layout)), "%s: `%s` lacks the layout", ctx, why);
+        {
+          int r;
+          for (r = 0; r < plan.rule_index; ++r) {
+            snprintf(want, sizeof want, " rule %d (", r);
+            CHECK(contains(why, want), "%s: `%s` does not say why rule %d was skipped", ctx, why,
+                  r);
+          }
+        }
+      }
+  /* forced */
+  for (i = 0; i < NCPU; ++i) {
+    bmm_problem p = err_base();
+    p.strategy = cpu_strategies[i].s;
+    snprintf(ctx, sizeof ctx, "explain forced %s", cpu_strategies[i].name);
+    if (bmm_plan_problem(&p, BMM_BACKEND_CPU, &plan) != BMM_OK) continue; /* does not claim it */
+    EXPECT(bmm_explain(&p, BMM_BACKEND_CPU, why, sizeof why), BMM_OK, NULL, ctx);
+    CHECK(contains(why, "forced") && contains(why, cpu_strategies[i].name) && plan.rule_index == -1,
+          "%s: `%s` (rule_index %d)", ctx, why, plan.rule_index);
+  }
+  /* a short buffer is cut and terminated */
+  {
+    char small[20];
+    bmm_problem p = err_base();
+    memset(small, 'Z', sizeof small);
+    EXPECT(bmm_explain(&p, BMM_BACKEND_CPU, small, 10), BMM_OK, NULL, "explain into 10 bytes");
+    CHECK(strlen(small) == 9 && small[10] == 'Z', "explain into 10 bytes wrote past the end");
+  }
+}
+
+/* ---- same bits for 1 and 2 threads ------------------------------------------ */
+
+static void test_threads_same_bits(void) {
+#ifdef _OPENMP
+  /* {batch, m, n, k}: each above the kernels' threshold for a parallel region
+     (bmm_cpu.h: about 2 * 65536 multiply-adds plus elements moved) */
+  static const int64_t shapes[][4] = {{1000, 3, 1, 25}, {4000, 4, 4, 4}, {257, 16, 16, 16},
+                                      {64, 33, 17, 70}, {3, 70, 64, 33}, {2, 70, 70, 70},
+                                      {20001, 1, 5, 2}, {1000, 8, 8, 8}, {999, 7, 3, 5}};
+  int s, l, i, max_threads = omp_get_max_threads();
+  for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); ++s)
+    for (l = 0; l < BMMX_LAYOUT_COUNT; l += 1 + s % 2) {
+      tprob t;
+      int bias;
+      bmm_problem p = case_shape(s % 2 ? BMM_F32 : BMM_F64, l, shapes[s][0], shapes[s][1],
+                                 shapes[s][2], shapes[s][3]);
+      unsigned char *one;
+      apply_mode(&p, s + l, l, &bias);
+      tprob_make(&t, &p, bias, (uint64_t)(s * 10 + l), "1 vs 2 threads");
+      t.samples = 5;
+      one = (unsigned char *)malloc((size_t)t.c.count * t.c.es);
+      if (!one) exit(2);
+      for (i = -1; i < NCPU; ++i) {
+        bmm_strategy st = i < 0 ? BMM_STRATEGY_AUTO : cpu_strategies[i].s;
+        char desc[600];
+        bmm_plan plan;
+        if (bmm_plan_problem(&t.p, BMM_BACKEND_CPU, &plan) != BMM_OK ||
+            (i >= 0 && !bmm_strategy_supports(st, &plan)))
+          continue;
+        tprob_desc(&t, st, desc, sizeof desc);
+        omp_set_num_threads(1);
+        if (!tprob_run(&t, st, 0)) continue;
+        memcpy(one, t.c.alloc, (size_t)t.c.count * t.c.es);
+        omp_set_num_threads(2);
+        tprob_run(&t, st, 1);
+        CHECK(memcmp(one, t.c.alloc, (size_t)t.c.count * t.c.es) == 0,
+              "%s: C differs between 1 and 2 OpenMP threads", desc);
+      }
+      omp_set_num_threads(max_threads);
+      free(one);
+      tprob_free(&t);
+    }
+#else
+  printf("     (built without OpenMP: one thread only, nothing to compare)\n");
+#endif
+}
+
+/* ---- concurrent calls ------------------------------------------------------- */
+
+/* Two threads run different problems with every strategy at once; each
+   result must have the bits it has when run alone (no shared scratch). */
+#define CONC_PROBS 4
+typedef struct conc_set {
+  tprob t[CONC_PROBS];
+  unsigned char *want[CONC_PROBS][NCPU_MAX];
+  int bad, runs;
+} conc_set;
+
+static void conc_run_one(conc_set *c, int i, int si, unsigned char *scratch, int *bad) {
+  tprob *t = &c->t[i];
+  bmm_problem q = t->p;
+  size_t bytes = (size_t)t->c.count * t->c.es;
+  memcpy(scratch, t->c.init, bytes);
+  q.c.ptr = scratch + (size_t)(-t->c.lo) * t->c.es;
+  q.strategy = cpu_strategies[si].s;
+  if (bmm_cpu(&q) != BMM_OK || memcmp(scratch, c->want[i][si], bytes) != 0) ++*bad;
+}
+
+static void *conc_thread(void *arg) {
+  conc_set *c = (conc_set *)arg;
+  int rep, i, si;
+  unsigned char *scratch[CONC_PROBS];
+  for (i = 0; i < CONC_PROBS; ++i)
+    scratch[i] = (unsigned char *)malloc((size_t)c->t[i].c.count * c->t[i].c.es);
+  for (rep = 0; rep < 6; ++rep)
+    for (i = 0; i < CONC_PROBS; ++i)
+      for (si = 0; si < NCPU; ++si)
+        if (c->want[i][si]) {
+          conc_run_one(c, i, si, scratch[i], &c->bad);
+          ++c->runs;
+        }
+  for (i = 0; i < CONC_PROBS; ++i)
+    free(scratch[i]);
+  return NULL;
+}
+
+static void conc_make(conc_set *c, int which) {
+  static const int64_t shapes[2][CONC_PROBS][5] = {{{BMMX_ROWMAJOR, 40, 33, 31, 70},
+                                                    {BMMX_COLMAJOR, 9, 64, 20, 33},
+                                                    {BMMX_BATCH_INNER, 300, 4, 4, 4},
+                                                    {BMMX_SHARED_B_BIAS, 30, 16, 16, 16}},
+                                                   {{BMMX_TRANS_B, 40, 70, 17, 64},
+                                                    {BMMX_ROWMAJOR, 500, 3, 1, 25},
+                                                    {BMMX_BATCH_INNER, 200, 8, 3, 5},
+                                                    {BMMX_PADDED, 12, 31, 32, 33}}};
+  int i, si;
+  memset(c, 0, sizeof *c);
+  for (i = 0; i < CONC_PROBS; ++i) {
+    const int64_t *sh = shapes[which][i];
+    bmm_problem p = case_shape(i % 2 ? BMM_F32 : BMM_F64, (int)sh[0], sh[1], sh[2], sh[3], sh[4]);
+    bmm_plan plan;
+    tprob_make(&c->t[i], &p, sh[0] == BMMX_SHARED_B_BIAS, (uint64_t)(which * 10 + i),
+               "concurrent calls");
+    c->t[i].samples = 4;
+    if (bmm_plan_problem(&c->t[i].p, BMM_BACKEND_CPU, &plan) != BMM_OK) continue;
+    for (si = 0; si < NCPU; ++si) {
+      size_t bytes = (size_t)c->t[i].c.count * c->t[i].c.es;
+      if (!bmm_strategy_supports(cpu_strategies[si].s, &plan)) continue;
+      if (!tprob_run(&c->t[i], cpu_strategies[si].s, 0)) continue; /* wrong alone: reported */
+      c->want[i][si] = (unsigned char *)malloc(bytes);
+      memcpy(c->want[i][si], c->t[i].c.alloc, bytes);
+    }
+  }
+}
+
+static void conc_free(conc_set *c) {
+  int i, si;
+  for (i = 0; i < CONC_PROBS; ++i) {
+    for (si = 0; si < NCPU; ++si)
+      free(c->want[i][si]);
+    tprob_free(&c->t[i]);
+  }
+}
+
+static void test_concurrent_calls(void) {
+  static conc_set sets[2];
+  pthread_t th[2];
+  int k;
+  conc_make(&sets[0], 0);
+  conc_make(&sets[1], 1);
+  for (k = 0; k < 2; ++k)
+    CHECK(pthread_create(&th[k], NULL, conc_thread, &sets[k]) == 0, "pthread_create");
+  for (k = 0; k < 2; ++k) {
+    pthread_join(th[k], NULL);
+    CHECK(sets[k].runs > 0 && sets[k].bad == 0,
+          "thread %d: %d of %d concurrent calls differ from the same call alone", k, sets[k].bad,
+          sets[k].runs);
+  }
+#ifdef _OPENMP
+  { /* called from inside the caller's own parallel region */
+    int bad = 0, runs = 0, i;
+#pragma omp parallel for reduction(+ : bad, runs) schedule(static, 1)
+    for (i = 0; i < CONC_PROBS * NCPU; ++i) {
+      conc_set *c = &sets[0];
+      int pi = i / NCPU, si = i % NCPU;
+      if (c->want[pi][si]) {
+        unsigned char *scratch = (unsigned char *)malloc((size_t)c->t[pi].c.count * c->t[pi].c.es);
+        conc_run_one(c, pi, si, scratch, &bad);
+        free(scratch);
+        ++runs;
+      }
+    }
+    CHECK(runs > 0 && bad == 0, "%d of %d calls inside an omp parallel region differ", bad, runs);
+  }
+#endif
+  conc_free(&sets[0]);
+  conc_free(&sets[1]);
+}
+
+/* ---- concurrency of the table ------------------------------------------------ */
+
+static pthread_mutex_t g_stop_lock = PTHREAD_MUTEX_INITIALIZER;
+static int g_stop;
+
+static int stopped(void) {
+  int s;
+  pthread_mutex_lock(&g_stop_lock);
+  s = g_stop;
+  pthread_mutex_unlock(&g_stop_lock);
+  return s;
+}
+
+/* Plans while the main thread swaps tables: every plan must succeed with a
+   CPU strategy of one table or the other. */
+static void *plan_thread(void *arg) {
+  int *bad = (int *)arg, i;
+  bmm_problem p = case_shape(BMM_F64, BMMX_ROWMAJOR, 6, 3, 4, 5);
+  static double a[256], b[256], c[256];
+  bmm_plan plan;
+  p.a.ptr = a, p.b.ptr = b, p.c.ptr = c;
+  for (i = 0; i < 200000 && (i % 64 || !stopped()); ++i) {
+    if (bmm_plan_problem(&p, BMM_BACKEND_CPU, &plan) != BMM_OK ||
+        bmm_strategy_backend(plan.strategy) != BMM_BACKEND_CPU)
+      ++*bad;
+  }
+  return NULL;
+}
+
+static void test_table_concurrent(void) {
+  pthread_t th;
+  int bad = 0, i;
+  bmm_table_rule rules[4];
+  int n = test_rules(rules);
+  g_stop = 0;
+  if (!CHECK(pthread_create(&th, NULL, plan_thread, &bad) == 0, "pthread_create")) return;
+  for (i = 0; i < 2000; ++i) {
+    bmm_set_table(BMM_BACKEND_CPU, rules, n);
+    bmm_set_table(BMM_BACKEND_CPU, NULL, 0);
+  }
+  pthread_mutex_lock(&g_stop_lock);
+  g_stop = 1;
+  pthread_mutex_unlock(&g_stop_lock);
+  pthread_join(th, NULL);
+  CHECK(bad == 0, "%d plans failed while another thread swapped tables", bad);
+}
+
+/* ---- registry ------------------------------------------------------------------ */
+
+#define TESTS(X)                \
+  X(names)                      \
+  X(errors_null)                \
+  X(errors_dtype_strategy)      \
+  X(errors_size)                \
+  X(errors_stride)              \
+  X(errors_overflow)            \
+  X(errors_overlap)             \
+  X(errors_c_self_overlap)      \
+  X(errors_backend_unsupported) \
+  X(errors_per_thread)          \
+  X(sem_alpha_beta_bias)        \
+  X(sem_beta0_nan)              \
+  X(sem_alpha0_k0)              \
+  X(sem_empty)                  \
+  X(sem_nonfinite)              \
+  X(sem_ab_alias)               \
+  X(random_batch0)              \
+  X(random_batch1)              \
+  X(random_batch7)              \
+  X(random_batch1000)           \
+  X(random_strided)             \
+  X(random_large)               \
+  X(suite_cases)                \
+  X(batchdims_seed)             \
+  X(batchdims_xw_bias)          \
+  X(batchdims_multi)            \
+  X(table_roundtrip)            \
+  X(table_print_default)        \
+  X(table_malformed)            \
+  X(table_set_bad)              \
+  X(table_set_auto)             \
+  X(table_file)                 \
+  X(table_env)                  \
+  X(table_concurrent)           \
+  X(concurrent_calls)           \
+  X(explain)                    \
+  X(threads_same_bits)
+
+static const struct {
+  const char *name;
+  void (*fn)(void);
+} tests[] = {
+#define X(name) {#name, test_##name},
+    TESTS(X)
+#undef X
+};
+
+int main(int argc, char **argv) {
+  int i, j, ran = 0;
+  double t_all = now_s();
+  const char *d = getenv("BMMX_TEST_DATA");
+  ssize_t len = readlink("/proc/self/exe", g_self, sizeof g_self - 1);
+  if (len > 0)
+    g_self[len] = 0;
+  else
+    snprintf(g_self, sizeof g_self, "%s", argv[0]);
+  if (d && *d) g_data = d;
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  if (argc >= 3 && strcmp(argv[1], "--child") == 0)
+    return child_main(argv[2], argc >= 4 ? argv[3] : "");
+  unsetenv("BMM_TABLE_FILE"); /* the tests start from the compiled default table */
+  if (argc >= 2 && strcmp(argv[1], "--list") == 0) {
+    for (i = 0; i < (int)(sizeof tests / sizeof tests[0]); ++i)
+      printf("%s\n", tests[i].name);
+    return 0;
+  }
+  if (bmm_table_get(BMM_BACKEND_CPU, 0, g_default, BMM_TABLE_MAX_RULES, &g_ndefault) != BMM_OK) {
+    printf("FAIL cannot read the default CPU table: %s\n", bmm_last_error());
+    return 1;
+  }
+  table_text(g_default_text, sizeof g_default_text);
+#ifdef _OPENMP
+  printf("bmm %s CPU tests, OpenMP on (%d threads max)\n", BMM_VERSION, omp_get_max_threads());
+#else
+  printf("bmm %s CPU tests, OpenMP off\n", BMM_VERSION);
+#endif
+  printf("error bound: |got - ref| <= %g * (k + 3) * u * (|alpha| sum|a||b| + |beta c| + |bias|),"
+         " u = 2^-24 (f32), 2^-53 (f64); ref in long double\n",
+         BMMX_TOL_C);
+  for (i = 0; i < (int)(sizeof tests / sizeof tests[0]); ++i) {
+    int want = argc < 2;
+    long p0 = g_passed, f0 = g_failed;
+    double t0;
+    for (j = 1; j < argc; ++j)
+      if (strstr(tests[i].name, argv[j])) want = 1;
+    if (!want) continue;
+    ++ran;
+    g_test = tests[i].name, g_shown = 0;
+    t0 = now_s();
+    tests[i].fn();
+    bmm_set_table(BMM_BACKEND_CPU, NULL, 0); /* a failed test may leave its table */
+    if (g_shown > SHOW_MAX)
+      printf("     ... %ld more failures in %s\n", g_shown - SHOW_MAX, g_test);
+    printf("%s %-28s %7ld checks %6.2f s\n", g_failed > f0 ? "FAIL" : "ok  ", tests[i].name,
+           g_passed - p0 + g_failed - f0, now_s() - t0);
+  }
+  if (ran == 0) printf("no test matches the filter (--list shows them)\n");
+  printf("total %.1f s\n", now_s() - t_all);
+  printf("%ld passed, %ld failed\n", g_passed, g_failed);
+  return g_failed || ran == 0 ? 1 : 0;
+}
