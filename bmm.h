@@ -617,6 +617,13 @@ static bmm_status bmm__check_c_unique(const bmm_operand *c, int64_t m, int64_t n
   return BMM_OK;
 }
 
+/* (hi - lo + 1) * es fits int64. lo >= -INT64_MAX (extent_of), so -lo does
+   not overflow; hi - lo itself may. */
+static int bmm__span_fits(bmm__extent e, size_t es) {
+  int64_t n;
+  return bmm__add(e.hi, -e.lo, &n) && bmm__add(n, 1, &n) && bmm__mul(n, (int64_t)es, &n);
+}
+
 static int bmm__bytes_overlap(const void *p, bmm__extent pe, const void *q, bmm__extent qe,
                               size_t es) {
   uintptr_t plo = (uintptr_t)p + (uintptr_t)(pe.lo * (int64_t)es);
@@ -735,15 +742,13 @@ static bmm_status bmm__validate(const bmm_problem *p, bmm_plan *out) {
   }
   {
     bmm_status s = bmm__extent_of("c", &q.c, q.m, q.n, p->batch_dims, p->batch, &ec);
-    if (s == BMM_OK) s = bmm__check_c_unique(&q.c, q.m, q.n, p->batch_dims, p->batch);
     if (s != BMM_OK) return s;
-  }
-  {
-    int64_t bytes;
-    if (!bmm__mul(ec.hi - ec.lo + 1, (int64_t)es, &bytes) ||
-        (q.use_ab && (!bmm__mul(ea.hi - ea.lo + 1, (int64_t)es, &bytes) ||
-                      !bmm__mul(eb.hi - eb.lo + 1, (int64_t)es, &bytes))))
+    /* before the uniqueness test: its reach sums |spans| = hi - lo */
+    if (!bmm__span_fits(ec, es) ||
+        (q.use_ab && (!bmm__span_fits(ea, es) || !bmm__span_fits(eb, es))))
       return bmm__fail(BMM_OVERFLOW, "an operand's byte span overflows int64");
+    s = bmm__check_c_unique(&q.c, q.m, q.n, p->batch_dims, p->batch);
+    if (s != BMM_OK) return s;
   }
   ebias.hi = q.n - 1;
   if (q.use_ab && bmm__bytes_overlap(q.c.ptr, ec, q.a.ptr, ea, es))
@@ -1229,6 +1234,9 @@ static bmm_status bmm__split(const bmm_table_rule *rules, int n, bmm__table_slot
     slots[be].count = 0;
   for (i = 0; i < n; ++i) {
     bmm__table_slot *t = &slots[bmm_strategy_backend(rules[i].strategy)];
+    if (t->count == BMM_TABLE_MAX_RULES)
+      return bmm__fail(BMM_TABLE_FILE, "more than %d %s rules", BMM_TABLE_MAX_RULES,
+                       bmm_backend_name(bmm_strategy_backend(rules[i].strategy)));
     t->rules[t->count++] = rules[i];
   }
   for (be = BMM_BACKEND_CPU; be < BMM_BACKEND_COUNT; ++be) {
