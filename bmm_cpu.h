@@ -96,13 +96,595 @@ static void bmm__cpu_cpu_ref(const bmm_plan *pl) {
   }
 }
 
-static void bmm__cpu_cpu_dot(const bmm_plan *pl) { bmm__cpu_cpu_ref(pl); }
-static void bmm__cpu_cpu_small(const bmm_plan *pl) { bmm__cpu_cpu_ref(pl); }
-static void bmm__cpu_cpu_blocked(const bmm_plan *pl) { bmm__cpu_cpu_ref(pl); }
-static void bmm__cpu_cpu_batch_simd(const bmm_plan *pl) { bmm__cpu_cpu_ref(pl); }
+/* ---- shared machinery of the fast strategies ------------------------------ */
 
+#ifdef __cplusplus
+#define BMM__RESTRICT __restrict
+#else
+#define BMM__RESTRICT restrict
+#endif
+
+/* Fused multiply-add only where the target has it in hardware: a libm fma()
+   call per term would be slower than the plain expression. Both forms round
+   the same way on every lane, so vector and scalar tails agree bit for bit. */
+#if defined(__GNUC__) && defined(__FP_FAST_FMAF)
+#define BMM__FMA_f32(a, b, c) __builtin_fmaf((a), (b), (c))
+#else
+#define BMM__FMA_f32(a, b, c) ((a) * (b) + (c))
+#endif
+#if defined(__GNUC__) && defined(__FP_FAST_FMA)
+#define BMM__FMA_f64(a, b, c) __builtin_fma((a), (b), (c))
+#else
+#define BMM__FMA_f64(a, b, c) ((a) * (b) + (c))
+#endif
+
+/* Widest vector register the compiler may use, in bytes: sizes the register
+   tiles so that they fill, and do not overflow, the register file. */
+#if defined(__AVX512F__)
+#define BMM__CPU_VBYTES 64
+#else
+#define BMM__CPU_VBYTES 32
+#endif
+
+/* Partial sums per dot product: 8 independent FMA chains hide the FMA latency
+   and map to one vector register; fixed, so the order of additions (and the
+   bits of the result) never depends on the machine or the thread count. */
+#define BMM__CPU_DOT_W 8
+
+/* Below this much work (multiply-adds plus elements moved) a parallel region
+   costs more than it saves. */
+#define BMM__CPU_MIN_WORK 65536.0
+
+#ifdef _OPENMP
+/* BMM_CPU_THREADS caps the threads of every call; read once. Threads that
+   call first at the same time all write the same value, through atomics so
+   that it is not a data race (TSan, C11). */
+static int bmm__cpu_env_threads(void) {
+  static int cached = -1;
+  int v;
+#pragma omp atomic read
+  v = cached;
+  if (v < 0) {
+    const char *s = getenv("BMM_CPU_THREADS");
+    v = s ? atoi(s) : 0;
+    v = v > 0 ? v : 0;
+#pragma omp atomic write
+    cached = v;
+  }
+  return v;
+}
+#endif
+
+/* Work on units [u0, u1) (batch entries, or batch chunks). */
+typedef void (*bmm__cpu_range_fn)(const bmm_plan *pl, int64_t u0, int64_t u1);
+
+/* Static contiguous chunks of units over the threads. Every C element is
+   computed by exactly one thread with the same code, so the bits do not depend
+   on the thread count. Without OpenMP, or inside a caller's parallel region,
+   it is a plain call. */
+static void bmm__cpu_parallel(const bmm_plan *pl, bmm__cpu_range_fn fn, int64_t units) {
+#ifdef _OPENMP
+  double work = (double)pl->batch * ((double)pl->m * (double)pl->n * (double)(pl->k + 1) +
+                                     (double)pl->k * (double)(pl->m + pl->n));
+  int64_t nt = omp_get_max_threads(), cap = bmm__cpu_env_threads();
+  if (cap > 0 && nt > cap) nt = cap;
+  if (pl->rule.threads > 0 && nt > pl->rule.threads) nt = pl->rule.threads;
+  if ((double)nt > work / BMM__CPU_MIN_WORK) nt = (int64_t)(work / BMM__CPU_MIN_WORK);
+  if (nt > units) nt = units;
+  if (nt > 1 && !omp_in_parallel()) {
+#pragma omp parallel num_threads((int)nt)
+    {
+      int64_t t = omp_get_thread_num(), tn = omp_get_num_threads();
+      int64_t per = units / tn, extra = units % tn;
+      int64_t u0 = t * per + (t < extra ? t : extra);
+      fn(pl, u0, u0 + per + (t < extra ? 1 : 0));
+    }
+    return;
+  }
+#endif
+  fn(pl, 0, units);
+}
+
+/* Element offsets of batch entry bi; one multiply for the one-dim classes. */
+#define BMM__CPU_OFFSETS(pl, bi, oa, ob, oc)    \
+  do {                                          \
+    if ((pl)->ndims <= 1) {                     \
+      oa = (bi) * (pl)->a.batch_stride[0];      \
+      ob = (bi) * (pl)->b.batch_stride[0];      \
+      oc = (bi) * (pl)->c.batch_stride[0];      \
+    } else {                                    \
+      bmm_batch_offsets(pl, bi, &oa, &ob, &oc); \
+    }                                           \
+  } while (0)
+
+/* Store cnt results acc[0..cnt) to C at stride cs, j0 + jstep*t being the
+   column of result t (for the bias). Same arithmetic as BMM__EPILOGUE, with the
+   branches hoisted so that each case is one vectorisable loop. */
+#define BMM__CPU_STORE(T, pl, cp, cs, acc, cnt, j0, jstep)         \
+  do {                                                             \
+    const T bmm__al = (T)(pl)->alpha, bmm__be = (T)(pl)->beta;     \
+    const T *bmm__bias = (const T *)(pl)->bias;                    \
+    int64_t bmm__t;                                                \
+    if (!(pl)->read_c && !bmm__bias) {                             \
+      for (bmm__t = 0; bmm__t < (cnt); ++bmm__t)                   \
+        (cp)[bmm__t * (cs)] = bmm__al * (acc)[bmm__t];             \
+    } else {                                                       \
+      for (bmm__t = 0; bmm__t < (cnt); ++bmm__t) {                 \
+        T bmm__v = bmm__al * (acc)[bmm__t];                        \
+        if ((pl)->read_c) bmm__v += bmm__be * (cp)[bmm__t * (cs)]; \
+        if (bmm__bias) bmm__v += bmm__bias[(j0) + (jstep)*bmm__t]; \
+        (cp)[bmm__t * (cs)] = bmm__v;                              \
+      }                                                            \
+    }                                                              \
+  } while (0)
+
+/* k == 0 or alpha == 0: A and B are NULL, C = beta*C + bias (alpha*0 kept, so
+   an infinite alpha gives NaN exactly as the reference does). */
+#define BMM__CPU_SCALE(E, name, T, sz)                                               \
+  static void bmm__cpu_scale_##name(const bmm_plan *pl, int64_t b0, int64_t b1) {    \
+    int64_t bi, i, j;                                                                \
+    for (bi = b0; bi < b1; ++bi) {                                                   \
+      int64_t oa, ob, oc;                                                            \
+      BMM__CPU_OFFSETS(pl, bi, oa, ob, oc);                                          \
+      (void)oa, (void)ob;                                                            \
+      for (i = 0; i < pl->m; ++i)                                                    \
+        for (j = 0; j < pl->n; ++j) {                                                \
+          T *cp = (T *)pl->c.ptr + oc + i * pl->c.row_stride + j * pl->c.col_stride; \
+          T zero = 0;                                                                \
+          BMM__EPILOGUE(T, pl, cp, zero, j);                                         \
+        }                                                                            \
+    }                                                                                \
+  }
+BMM_DTYPES(BMM__CPU_SCALE)
+#undef BMM__CPU_SCALE
+
+/* ---- cpu_dot: one batch entry at a time, any strides ----------------------
+   Picks per call the loop order whose innermost loop is unit-stride:
+   DOT (A rows and B columns contiguous in k: dot products with W partial
+   sums), ROWS (B rows contiguous: C row += a * B row, vectorised over n),
+   COLS (A columns contiguous: C column += A column * b, vectorised over m),
+   else strided dot products. Where several apply, the longest vector wins. */
+enum { BMM__DOT_FORM_DOT, BMM__DOT_FORM_ROWS, BMM__DOT_FORM_COLS, BMM__DOT_FORM_STRIDED };
+#define BMM__CPU_CHUNK 256 /* columns (or rows) accumulated at a time on the stack */
+
+static int bmm__cpu_dot_form(const bmm_plan *pl) {
+  int64_t best = 0;
+  int form = BMM__DOT_FORM_STRIDED;
+  if (pl->a.col_stride == 1 && pl->b.row_stride == 1) form = BMM__DOT_FORM_DOT, best = pl->k;
+  if (pl->b.col_stride == 1 && pl->n > best) form = BMM__DOT_FORM_ROWS, best = pl->n;
+  if (pl->a.row_stride == 1 && pl->m > best) form = BMM__DOT_FORM_COLS, best = pl->m;
+  /* vectors this short cost more in loop overhead than they save */
+  return best < BMM__CPU_DOT_W ? BMM__DOT_FORM_STRIDED : form;
+}
+
+#define BMM__CPU_DOT(E, name, T, sz)                                                            \
+  /* sum of x[l*xs]*y[l*ys], l < k, in W interleaved partial sums then a fixed tree */          \
+  static T bmm__cpu_dotp_##name(const T *BMM__RESTRICT x, int64_t xs, const T *BMM__RESTRICT y, \
+                                int64_t ys, int64_t k) {                                        \
+    T s[BMM__CPU_DOT_W] = {0}, t = 0;                                                           \
+    int64_t l = 0, v, w;                                                                        \
+    if (xs == 1 && ys == 1) {                                                                   \
+      for (; l + BMM__CPU_DOT_W <= k; l += BMM__CPU_DOT_W)                                      \
+        for (v = 0; v < BMM__CPU_DOT_W; ++v)                                                    \
+          s[v] = BMM__FMA_##name(x[l + v], y[l + v], s[v]);                                     \
+    } else {                                                                                    \
+      for (; l + BMM__CPU_DOT_W <= k; l += BMM__CPU_DOT_W)                                      \
+        for (v = 0; v < BMM__CPU_DOT_W; ++v)                                                    \
+          s[v] = BMM__FMA_##name(x[(l + v) * xs], y[(l + v) * ys], s[v]);                       \
+    }                                                                                           \
+    for (; l < k; ++l)                                                                          \
+      t = BMM__FMA_##name(x[l * xs], y[l * ys], t);                                             \
+    for (w = BMM__CPU_DOT_W / 2; w > 0; w /= 2)                                                 \
+      for (v = 0; v < w; ++v)                                                                   \
+        s[v] += s[v + w];                                                                       \
+    return s[0] + t;                                                                            \
+  }                                                                                             \
+  static void bmm__cpu_dot_range_##name(const bmm_plan *pl, int64_t b0, int64_t b1) {           \
+    const int64_t m = pl->m, n = pl->n, k = pl->k;                                              \
+    const int64_t ars = pl->a.row_stride, acs = pl->a.col_stride;                               \
+    const int64_t brs = pl->b.row_stride, bcs = pl->b.col_stride;                               \
+    const int64_t crs = pl->c.row_stride, ccs = pl->c.col_stride;                               \
+    const int form = bmm__cpu_dot_form(pl);                                                     \
+    int64_t bi, i, j, l, t;                                                                     \
+    T acc[BMM__CPU_CHUNK];                                                                      \
+    for (bi = b0; bi < b1; ++bi) {                                                              \
+      int64_t oa, ob, oc;                                                                       \
+      const T *A, *B;                                                                           \
+      T *C;                                                                                     \
+      BMM__CPU_OFFSETS(pl, bi, oa, ob, oc);                                                     \
+      A = (const T *)pl->a.ptr + oa, B = (const T *)pl->b.ptr + ob, C = (T *)pl->c.ptr + oc;    \
+      if (form == BMM__DOT_FORM_ROWS) {                                                         \
+        for (i = 0; i < m; ++i)                                                                 \
+          for (j = 0; j < n; j += BMM__CPU_CHUNK) {                                             \
+            const int64_t jn = n - j < BMM__CPU_CHUNK ? n - j : BMM__CPU_CHUNK;                 \
+            for (t = 0; t < jn; ++t)                                                            \
+              acc[t] = 0;                                                                       \
+            for (l = 0; l < k; ++l) {                                                           \
+              const T a = A[i * ars + l * acs];                                                 \
+              const T *BMM__RESTRICT br = B + l * brs + j;                                      \
+              for (t = 0; t < jn; ++t)                                                          \
+                acc[t] = BMM__FMA_##name(a, br[t], acc[t]);                                     \
+            }                                                                                   \
+            BMM__CPU_STORE(T, pl, C + i * crs + j * ccs, ccs, acc, jn, j, 1);                   \
+          }                                                                                     \
+      } else if (form == BMM__DOT_FORM_COLS) {                                                  \
+        for (j = 0; j < n; ++j)                                                                 \
+          for (i = 0; i < m; i += BMM__CPU_CHUNK) {                                             \
+            const int64_t in = m - i < BMM__CPU_CHUNK ? m - i : BMM__CPU_CHUNK;                 \
+            for (t = 0; t < in; ++t)                                                            \
+              acc[t] = 0;                                                                       \
+            for (l = 0; l < k; ++l) {                                                           \
+              const T b = B[l * brs + j * bcs];                                                 \
+              const T *BMM__RESTRICT ac = A + i + l * acs;                                      \
+              for (t = 0; t < in; ++t)                                                          \
+                acc[t] = BMM__FMA_##name(ac[t], b, acc[t]);                                     \
+            }                                                                                   \
+            BMM__CPU_STORE(T, pl, C + i * crs + j * ccs, crs, acc, in, j, 0);                   \
+          }                                                                                     \
+      } else if (form == BMM__DOT_FORM_DOT) {                                                   \
+        for (i = 0; i < m; ++i)                                                                 \
+          for (j = 0; j < n; ++j) {                                                             \
+            acc[0] = bmm__cpu_dotp_##name(A + i * ars, 1, B + j * bcs, 1, k);                   \
+            BMM__CPU_STORE(T, pl, C + i * crs + j * ccs, 1, acc, 1, j, 0);                      \
+          }                                                                                     \
+      } else {                                                                                  \
+        for (i = 0; i < m; ++i)                                                                 \
+          for (j = 0; j < n; ++j) {                                                             \
+            const T *ar = A + i * ars, *bc = B + j * bcs;                                       \
+            T s0 = 0, s1 = 0;                                                                   \
+            for (l = 0; l + 2 <= k; l += 2) {                                                   \
+              s0 = BMM__FMA_##name(ar[l * acs], bc[l * brs], s0);                               \
+              s1 = BMM__FMA_##name(ar[(l + 1) * acs], bc[(l + 1) * brs], s1);                   \
+            }                                                                                   \
+            if (l < k) s0 = BMM__FMA_##name(ar[l * acs], bc[l * brs], s0);                      \
+            acc[0] = s0 + s1;                                                                   \
+            BMM__CPU_STORE(T, pl, C + i * crs + j * ccs, 1, acc, 1, j, 0);                      \
+          }                                                                                     \
+      }                                                                                         \
+    }                                                                                           \
+  }
+BMM_DTYPES(BMM__CPU_DOT)
+#undef BMM__CPU_DOT
+
+/* ---- cpu_small: fixed-size register micro-kernels -------------------------
+   Packed row-major entries (A batch stride m*k, B k*n or 0, C m*n). Each
+   kernel has m, n and (where listed) k as constants, so the compiler unrolls
+   and keeps the whole result tile in registers. Two forms: DOT (n == 1: m dot
+   products over contiguous k, W partial sums) and AXPY (C tile += column of A
+   times row of B, the tile vectorised over n). A K of `kk` is the run-time k. */
+#define BMM__CPU_SMALL_DOT(name, T, M, N, K, TAG)                                          \
+  static void bmm__cpu_small_##name##_DOT##M##x##N##x##TAG(const bmm_plan *pl, int64_t b0, \
+                                                           int64_t b1) {                   \
+    const int64_t kk = pl->k, sa = pl->a.batch_stride[0], sb = pl->b.batch_stride[0];      \
+    const int64_t sc = pl->c.batch_stride[0];                                              \
+    int64_t bi, i, l, v, w;                                                                \
+    (void)kk;                                                                              \
+    for (bi = b0; bi < b1; ++bi) {                                                         \
+      const T *BMM__RESTRICT A = (const T *)pl->a.ptr + bi * sa;                           \
+      const T *BMM__RESTRICT B = (const T *)pl->b.ptr + bi * sb;                           \
+      T *BMM__RESTRICT C = (T *)pl->c.ptr + bi * sc;                                       \
+      T acc[M], s[M][BMM__CPU_DOT_W], t[M];                                                \
+      for (i = 0; i < M; ++i) {                                                            \
+        t[i] = 0;                                                                          \
+        for (v = 0; v < BMM__CPU_DOT_W; ++v)                                               \
+          s[i][v] = 0;                                                                     \
+      }                                                                                    \
+      for (l = 0; l + BMM__CPU_DOT_W <= (K); l += BMM__CPU_DOT_W)                          \
+        for (i = 0; i < M; ++i)                                                            \
+          for (v = 0; v < BMM__CPU_DOT_W; ++v)                                             \
+            s[i][v] = BMM__FMA_##name(A[i * (K) + l + v], B[l + v], s[i][v]);              \
+      for (; l < (K); ++l)                                                                 \
+        for (i = 0; i < M; ++i)                                                            \
+          t[i] = BMM__FMA_##name(A[i * (K) + l], B[l], t[i]);                              \
+      for (i = 0; i < M; ++i) {                                                            \
+        for (w = BMM__CPU_DOT_W / 2; w > 0; w /= 2)                                        \
+          for (v = 0; v < w; ++v)                                                          \
+            s[i][v] += s[i][v + w];                                                        \
+        acc[i] = s[i][0] + t[i];                                                           \
+      }                                                                                    \
+      BMM__CPU_STORE(T, pl, C, 1, acc, M, 0, 0);                                           \
+    }                                                                                      \
+  }
+
+#define BMM__CPU_SMALL_AXPY(name, T, M, N, K, TAG)                                          \
+  static void bmm__cpu_small_##name##_AXPY##M##x##N##x##TAG(const bmm_plan *pl, int64_t b0, \
+                                                            int64_t b1) {                   \
+    const int64_t kk = pl->k, sa = pl->a.batch_stride[0], sb = pl->b.batch_stride[0];       \
+    const int64_t sc = pl->c.batch_stride[0];                                               \
+    int64_t bi, i, j, l;                                                                    \
+    (void)kk;                                                                               \
+    for (bi = b0; bi < b1; ++bi) {                                                          \
+      const T *BMM__RESTRICT A = (const T *)pl->a.ptr + bi * sa;                            \
+      const T *BMM__RESTRICT B = (const T *)pl->b.ptr + bi * sb;                            \
+      T *BMM__RESTRICT C = (T *)pl->c.ptr + bi * sc;                                        \
+      T acc[M][N];                                                                          \
+      for (i = 0; i < M; ++i)                                                               \
+        for (j = 0; j < N; ++j)                                                             \
+          acc[i][j] = 0;                                                                    \
+      for (l = 0; l < (K); ++l)                                                             \
+        for (i = 0; i < M; ++i) {                                                           \
+          const T a = A[i * (K) + l];                                                       \
+          for (j = 0; j < N; ++j)                                                           \
+            acc[i][j] = BMM__FMA_##name(a, B[l * N + j], acc[i][j]);                        \
+        }                                                                                   \
+      for (i = 0; i < M; ++i)                                                               \
+        BMM__CPU_STORE(T, pl, C + i * N, 1, acc[i], N, 0, 1);                               \
+    }                                                                                       \
+  }
+
+/* X(name, T, FORM, M, N, K, TAG): constant-k kernels before the run-time-k
+   kernel of the same shape (the dispatcher takes the first match). */
+// clang-format off
+#define BMM__CPU_SMALL_KERNELS(X, name, T)                                                     \
+  BMM__CPU_SMALL_SEED_KS(X, name, T, 3)                                                        \
+  X(name, T, DOT, 1, 1, kk, k) X(name, T, DOT, 2, 1, kk, k) X(name, T, DOT, 3, 1, kk, k)       \
+  X(name, T, DOT, 4, 1, kk, k)                                                                 \
+  X(name, T, AXPY, 2, 2, 2, 2) X(name, T, AXPY, 3, 3, 3, 3) X(name, T, AXPY, 4, 4, 4, 4)       \
+  X(name, T, AXPY, 5, 5, 5, 5) X(name, T, AXPY, 6, 6, 6, 6) X(name, T, AXPY, 7, 7, 7, 7)       \
+  X(name, T, AXPY, 8, 8, 8, 8) X(name, T, AXPY, 9, 9, 9, 9) X(name, T, AXPY, 10, 10, 10, 10)   \
+  X(name, T, AXPY, 11, 11, 11, 11) X(name, T, AXPY, 12, 12, 12, 12)                            \
+  X(name, T, AXPY, 13, 13, 13, 13) X(name, T, AXPY, 14, 14, 14, 14)                            \
+  X(name, T, AXPY, 15, 15, 15, 15) X(name, T, AXPY, 16, 16, 16, 16)                            \
+  X(name, T, AXPY, 2, 2, kk, k) X(name, T, AXPY, 3, 3, kk, k) X(name, T, AXPY, 4, 4, kk, k)
+// clang-format on
+
+/* The seed's k = 5..50 for m x 1 products. */
+#define BMM__CPU_SMALL_SEED_KS(X, name, T, M) \
+  X(name, T, DOT, M, 1, 5, 5)                 \
+  X(name, T, DOT, M, 1, 10, 10)               \
+  X(name, T, DOT, M, 1, 15, 15)               \
+  X(name, T, DOT, M, 1, 20, 20)               \
+  X(name, T, DOT, M, 1, 25, 25)               \
+  X(name, T, DOT, M, 1, 30, 30)               \
+  X(name, T, DOT, M, 1, 35, 35)               \
+  X(name, T, DOT, M, 1, 40, 40) X(name, T, DOT, M, 1, 45, 45) X(name, T, DOT, M, 1, 50, 50)
+
+#define BMM__CPU_SMALL_DEF(name, T, FORM, M, N, K, TAG) BMM__CPU_SMALL_##FORM(name, T, M, N, K, TAG)
+#define BMM__CPU_SMALL_ALL(E, name, T, sz) BMM__CPU_SMALL_KERNELS(BMM__CPU_SMALL_DEF, name, T)
+BMM_DTYPES(BMM__CPU_SMALL_ALL)
+#undef BMM__CPU_SMALL_ALL
+
+/* The micro-kernel for (m, n, k), or the dot kernel for shapes without one. */
+#define BMM__CPU_SMALL_PICK(name, T, FORM, M, N, K, TAG) \
+  if (m == M && n == N && k == (K)) return bmm__cpu_small_##name##_##FORM##M##x##N##x##TAG;
+#define BMM__CPU_SMALL_SELECT(E, name, T, sz)                                 \
+  static bmm__cpu_range_fn bmm__cpu_small_select_##name(const bmm_plan *pl) { \
+    const int64_t m = pl->m, n = pl->n, k = pl->k, kk = pl->k;                \
+    (void)kk;                                                                 \
+    BMM__CPU_SMALL_KERNELS(BMM__CPU_SMALL_PICK, name, T)                      \
+    return bmm__cpu_dot_range_##name;                                         \
+  }
+BMM_DTYPES(BMM__CPU_SMALL_SELECT)
+#undef BMM__CPU_SMALL_SELECT
+#undef BMM__CPU_SMALL_PICK
+
+/* ---- cpu_blocked: an MR x NR register tile over packed B panels -----------
+   Per batch entry and per NC x KC block, B is packed into NR-column panels
+   (zero-padded at the right edge, so the tile has constant trip counts); A is
+   read in place (any strides: an A element is one broadcast per NR columns).
+   A bottom edge of fewer than MR rows is copied, zero-padded, so that the
+   tile keeps constant trip counts. The first KC
+   block applies the epilogue, later blocks add alpha * partial (C is then
+   already written, so beta is applied once). */
+#define BMM__BLK_MR 6
+/* GCC's loop vectoriser turns the tile inside out at -O3 (vectors across the
+   rows, gathers of A, shuffles; 5 GFLOP/s f64 on one core); left to the SLP
+   vectoriser, as at -O2, it keeps the tile in registers (20 GFLOP/s). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define BMM__TILE_ATTR __attribute__((noinline, optimize("no-tree-loop-vectorize")))
+#else
+#define BMM__TILE_ATTR
+#endif
+#define BMM__BLK_KC 256
+
+#define BMM__CPU_BLOCKED(E, name, T, sz)                                                         \
+  enum { BMM__BLK_NR_##name = 2 * BMM__CPU_VBYTES / sz, BMM__BLK_NC_##name = 256 };              \
+  static BMM__TILE_ATTR void bmm__cpu_blocked_tile_##name(                                       \
+      int64_t kc, const T *BMM__RESTRICT a, int64_t ars, int64_t acs, const T *BMM__RESTRICT bp, \
+      T *BMM__RESTRICT acc, int64_t ldacc) {                                                     \
+    T r[BMM__BLK_MR][BMM__BLK_NR_##name];                                                        \
+    int64_t i, j, l;                                                                             \
+    for (i = 0; i < BMM__BLK_MR; ++i)                                                            \
+      for (j = 0; j < BMM__BLK_NR_##name; ++j)                                                   \
+        r[i][j] = 0;                                                                             \
+    for (l = 0; l < kc; ++l) {                                                                   \
+      const T *BMM__RESTRICT bl = bp + l * BMM__BLK_NR_##name;                                   \
+      for (i = 0; i < BMM__BLK_MR; ++i) {                                                        \
+        const T av = a[i * ars + l * acs];                                                       \
+        for (j = 0; j < BMM__BLK_NR_##name; ++j)                                                 \
+          r[i][j] = BMM__FMA_##name(av, bl[j], r[i][j]);                                         \
+      }                                                                                          \
+    }                                                                                            \
+    for (i = 0; i < BMM__BLK_MR; ++i)                                                            \
+      for (j = 0; j < BMM__BLK_NR_##name; ++j)                                                   \
+        acc[i * ldacc + j] = r[i][j];                                                            \
+  }                                                                                              \
+  static void bmm__cpu_blocked_range_##name(const bmm_plan *pl, int64_t b0, int64_t b1) {        \
+    enum { NR = BMM__BLK_NR_##name, NC = BMM__BLK_NC_##name, MR = BMM__BLK_MR };                 \
+    const int64_t m = pl->m, n = pl->n, k = pl->k;                                               \
+    const int64_t ars = pl->a.row_stride, acs = pl->a.col_stride;                                \
+    const int64_t brs = pl->b.row_stride, bcs = pl->b.col_stride;                                \
+    const int64_t crs = pl->c.row_stride, ccs = pl->c.col_stride;                                \
+    T *bp = (T *)malloc(sizeof(T) * BMM__BLK_KC * (NC + MR));                                    \
+    T acc[BMM__BLK_MR][BMM__BLK_NR_##name];                                                      \
+    T *edge = bp + BMM__BLK_KC * NC; /* MR x kc copy of a bottom edge of A */                    \
+    int64_t bi, jc, pc, jr, ir, i, j, l;                                                         \
+    /* no scratch: the unpacked kernel is slower but needs none. An infinite                     \
+       alpha (alpha - alpha is NaN) must multiply the whole sum, not each KC                     \
+       block's part: Inf * (p1 + p2) is Inf where Inf*p1 + Inf*p2 may be NaN */                  \
+    if (!bp || (k > BMM__BLK_KC && pl->alpha - pl->alpha != 0.0)) {                              \
+      free(bp);                                                                                  \
+      bmm__cpu_dot_range_##name(pl, b0, b1);                                                     \
+      return;                                                                                    \
+    }                                                                                            \
+    for (bi = b0; bi < b1; ++bi) {                                                               \
+      int64_t oa, ob, oc;                                                                        \
+      const T *A, *B;                                                                            \
+      T *C;                                                                                      \
+      BMM__CPU_OFFSETS(pl, bi, oa, ob, oc);                                                      \
+      A = (const T *)pl->a.ptr + oa, B = (const T *)pl->b.ptr + ob, C = (T *)pl->c.ptr + oc;     \
+      for (jc = 0; jc < n; jc += NC) {                                                           \
+        const int64_t nc = n - jc < (int64_t)NC ? n - jc : (int64_t)NC;                          \
+        for (pc = 0; pc < k; pc += BMM__BLK_KC) {                                                \
+          const int64_t kc = k - pc < BMM__BLK_KC ? k - pc : BMM__BLK_KC;                        \
+          for (jr = 0; jr < nc; jr += NR) {                                                      \
+            T *dst = bp + jr * kc;                                                               \
+            const int64_t w = nc - jr < (int64_t)NR ? nc - jr : (int64_t)NR;                     \
+            for (l = 0; l < kc; ++l) {                                                           \
+              const T *src = B + (pc + l) * brs + (jc + jr) * bcs;                               \
+              if (bcs == 1)                                                                      \
+                for (j = 0; j < w; ++j)                                                          \
+                  dst[l * NR + j] = src[j];                                                      \
+              else                                                                               \
+                for (j = 0; j < w; ++j)                                                          \
+                  dst[l * NR + j] = src[j * bcs];                                                \
+              for (; j < NR; ++j)                                                                \
+                dst[l * NR + j] = 0;                                                             \
+            }                                                                                    \
+          }                                                                                      \
+          for (ir = 0; ir < m; ir += MR) {                                                       \
+            const int64_t h = m - ir < (int64_t)MR ? m - ir : (int64_t)MR;                       \
+            const T *at = A + ir * ars + pc * acs;                                               \
+            int64_t ts = ars, tl = acs;                                                          \
+            if (h < MR) {                                                                        \
+              for (i = 0; i < MR; ++i)                                                           \
+                for (l = 0; l < kc; ++l)                                                         \
+                  edge[i * kc + l] = i < h ? at[i * ars + l * acs] : 0;                          \
+              at = edge, ts = kc, tl = 1;                                                        \
+            }                                                                                    \
+            for (jr = 0; jr < nc; jr += NR) {                                                    \
+              const int64_t w = nc - jr < (int64_t)NR ? nc - jr : (int64_t)NR;                   \
+              bmm__cpu_blocked_tile_##name(kc, at, ts, tl, bp + jr * kc, acc[0], NR);            \
+              for (i = 0; i < h; ++i) {                                                          \
+                T *cp = C + (ir + i) * crs + (jc + jr) * ccs;                                    \
+                if (pc == 0) {                                                                   \
+                  BMM__CPU_STORE(T, pl, cp, ccs, acc[i], w, jc + jr, 1);                         \
+                } else {                                                                         \
+                  const T al = (T)pl->alpha;                                                     \
+                  for (j = 0; j < w; ++j)                                                        \
+                    cp[j * ccs] += al * acc[i][j];                                               \
+                }                                                                                \
+              }                                                                                  \
+            }                                                                                    \
+          }                                                                                      \
+        }                                                                                        \
+      }                                                                                          \
+    }                                                                                            \
+    free(bp);                                                                                    \
+  }
+BMM_DTYPES(BMM__CPU_BLOCKED)
+#undef BMM__CPU_BLOCKED
+#undef BMM__BLK_MR
+#undef BMM__BLK_KC
+#undef BMM__TILE_ATTR
+
+/* ---- cpu_batch_simd: vectors across the batch -----------------------------
+   Batch-innermost: element (b, i, j) at (i*cols + j)*batch + b, so consecutive
+   batch entries of one element are contiguous. Each unit is a chunk of
+   BMM__BS_CHUNK entries; C[i][j] of VB entries at a time is accumulated in
+   registers over k. Every lane does the same scalar sequence, so chunk borders
+   (which depend on nothing but the batch) never change the bits. */
+#define BMM__BS_CHUNK 256
+#define BMM__CPU_BATCH_SIMD(E, name, T, sz)                                             \
+  static void bmm__cpu_bsimd_range_##name(const bmm_plan *pl, int64_t u0, int64_t u1) { \
+    enum { VB = 2 * BMM__CPU_VBYTES / sz };                                             \
+    const int64_t m = pl->m, n = pl->n, k = pl->k, nb = pl->batch;                      \
+    const int64_t ars = pl->a.row_stride, acs = pl->a.col_stride;                       \
+    const int64_t brs = pl->b.row_stride, bcs = pl->b.col_stride;                       \
+    const int64_t crs = pl->c.row_stride, ccs = pl->c.col_stride;                       \
+    int64_t u, i, j, l, v, vb;                                                          \
+    for (u = u0; u < u1; ++u) {                                                         \
+      const int64_t b0 = u * BMM__BS_CHUNK;                                             \
+      const int64_t cnt = nb - b0 < BMM__BS_CHUNK ? nb - b0 : BMM__BS_CHUNK;            \
+      const T *A = (const T *)pl->a.ptr + b0, *B = (const T *)pl->b.ptr + b0;           \
+      T *C = (T *)pl->c.ptr + b0;                                                       \
+      for (i = 0; i < m; ++i)                                                           \
+        for (j = 0; j < n; ++j) {                                                       \
+          T *cp = C + i * crs + j * ccs;                                                \
+          for (vb = 0; vb < cnt; vb += VB) {                                            \
+            T acc[VB];                                                                  \
+            for (v = 0; v < VB; ++v)                                                    \
+              acc[v] = 0;                                                               \
+            if (cnt - vb >= VB) {                                                       \
+              for (l = 0; l < k; ++l) {                                                 \
+                const T *BMM__RESTRICT x = A + i * ars + l * acs + vb;                  \
+                const T *BMM__RESTRICT y = B + l * brs + j * bcs + vb;                  \
+                for (v = 0; v < VB; ++v)                                                \
+                  acc[v] = BMM__FMA_##name(x[v], y[v], acc[v]);                         \
+              }                                                                         \
+              BMM__CPU_STORE(T, pl, cp + vb, 1, acc, VB, j, 0);                         \
+            } else {                                                                    \
+              const int64_t w = cnt - vb;                                               \
+              for (l = 0; l < k; ++l) {                                                 \
+                const T *BMM__RESTRICT x = A + i * ars + l * acs + vb;                  \
+                const T *BMM__RESTRICT y = B + l * brs + j * bcs + vb;                  \
+                for (v = 0; v < w; ++v)                                                 \
+                  acc[v] = BMM__FMA_##name(x[v], y[v], acc[v]);                         \
+              }                                                                         \
+              BMM__CPU_STORE(T, pl, cp + vb, 1, acc, w, j, 0);                          \
+            }                                                                           \
+          }                                                                             \
+        }                                                                               \
+    }                                                                                   \
+  }
+BMM_DTYPES(BMM__CPU_BATCH_SIMD)
+#undef BMM__CPU_BATCH_SIMD
+
+/* ---- dispatch: the functions bmm.h's switch calls -------------------------- */
+
+#define BMM__CPU_ENTRY(strategy, pick)                  \
+  static void bmm__cpu_##strategy(const bmm_plan *pl) { \
+    bmm__cpu_range_fn fn = NULL;                        \
+    int64_t nunits = pl->batch;                         \
+    switch (pl->dtype) {                                \
+      BMM_DTYPES(pick)                                  \
+    default: return;                                    \
+    }                                                   \
+    bmm__cpu_parallel(pl, fn, nunits);                  \
+  }
+
+#define BMM__PICK_SCALE_OR(E, name, expr)             \
+  case BMM_##E:                                       \
+    fn = pl->use_ab ? (expr) : bmm__cpu_scale_##name; \
+    break;
+
+#define BMM__PICK_DOT(E, name, T, sz) BMM__PICK_SCALE_OR(E, name, bmm__cpu_dot_range_##name)
+#define BMM__PICK_SMALL(E, name, T, sz) \
+  BMM__PICK_SCALE_OR(E, name, bmm__cpu_small_select_##name(pl))
+#define BMM__PICK_BLOCKED(E, name, T, sz) BMM__PICK_SCALE_OR(E, name, bmm__cpu_blocked_range_##name)
+#define BMM__PICK_BSIMD(E, name, T, sz)                                                           \
+  case BMM_##E:                                                                                   \
+    if (pl->use_ab)                                                                               \
+      fn = bmm__cpu_bsimd_range_##name, nunits = (pl->batch + BMM__BS_CHUNK - 1) / BMM__BS_CHUNK; \
+    else                                                                                          \
+      fn = bmm__cpu_scale_##name;                                                                 \
+    break;
+
+BMM__CPU_ENTRY(cpu_dot, BMM__PICK_DOT)
+BMM__CPU_ENTRY(cpu_small, BMM__PICK_SMALL)
+BMM__CPU_ENTRY(cpu_blocked, BMM__PICK_BLOCKED)
+BMM__CPU_ENTRY(cpu_batch_simd, BMM__PICK_BSIMD)
+#undef BMM__CPU_ENTRY
+#undef BMM__PICK_SCALE_OR
+#undef BMM__PICK_DOT
+#undef BMM__PICK_SMALL
+#undef BMM__PICK_BLOCKED
+#undef BMM__PICK_BSIMD
+
+/* The CPU default table: first match wins. Measured on the 2-core AMD EPYC
+   (Zen 5, AVX-512) dev VM, 2026-11-23, gcc 12 -O3 -march=native -fopenmp, one
+   thread, min of 25 interleaved runs, by `bench/bench_cpu` and a per-shape
+   timer over the same strategies (numbers in bench/notes/cpu.md); the machine
+   was shared (load 30-45), so only ratios of 1.5x and more were trusted. */
 static const bmm_table_rule bmm__cpu_default_table[] = {
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, BMM_CPU_REF, 0, 0, 0, 0, 0, 0, "catch-all: any strides"},
+    {0, BMM_L_BATCH_INNER, 0, 0, 0, 0, 0, 0, 0, 0, BMM_CPU_BATCH_SIMD, 0, 0, 0, 0, 0, 0,
+     "cpu dev VM 2026-11-23 bench_cpu --only seed_k25_batch: 4x cpu_dot, 30x cpu_ref"},
+    {0, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 0, 16, 0, 16, 0, 0, 0, 0, BMM_CPU_SMALL, 0, 0, 0, 0, 0, 0,
+     "cpu dev VM 2026-11-23 3x1x25: 2.3x cpu_ref; 4^3..16^3: 5-20x cpu_dot"},
+    {BMM_DT(BMM_F64), 0, 16, 0, 16, 0, 16, 0, 0, 0, BMM_CPU_BLOCKED, 0, 0, 0, 0, 0, 0,
+     "cpu dev VM 2026-11-23 bench_cpu f64 128^3..1024^3: 2.3-3.4x cpu_dot"},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, BMM_CPU_DOT, 0, 0, 0, 0, 0, 0,
+     "catch-all; dev VM 2026-11-23 bench_cpu: f32 32^3..1024^3 3-10x blocked, col_a 2x ref"},
 };
 
 #ifdef __cplusplus

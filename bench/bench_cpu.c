@@ -1,0 +1,366 @@
+/* bench/bench_cpu.c - the CPU mode of the benchmark suite, and a self-check.
+
+   bench_cpu [suite.csv]        every suite row (batch scaled to fit memory):
+                                AUTO and every CPU strategy that claims it,
+                                CSV on stdout, a table on stderr
+   bench_cpu --roofline         prints `copy_GBps peak_f32 peak_f64` (for peers_cpu.py)
+   bench_cpu --check            every strategy x dtype x case layout on random
+                                problems (alpha/beta/bias, k = 0, m/n/k = 1)
+                                vs bmm_reference, and 1- vs 2-thread bits
+   Options: --mb N (bytes per row, default 256 MB), --only NAME (rows whose name
+   starts with NAME), --reps N (minimum timed runs, default 5).
+
+   Roofline per row: max(bytes / copy bandwidth, flops / FMA peak), both
+   measured here first with the threads the kernels get: bandwidth as memcpy
+   of 2 x 256 MB split over the threads (read + write bytes), the FMA peak as
+   independent vector FMA chains (see bench_fma_peak). pct_roofline is that
+   floor over the measured time. */
+#define _POSIX_C_SOURCE 200809L
+#define BMM_IMPLEMENTATION
+#include "bmm.h"
+#include "tests/bmm_cases.h"
+
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int threads(void) {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* GB/s of memcpy over `threads()` threads, each copying its own slice. */
+static double bench_copy_bw(size_t bytes) {
+  char *src = (char *)malloc(bytes), *dst = (char *)malloc(bytes);
+  double t[7];
+  int r;
+  if (!src || !dst) return 0;
+  memset(src, 1, bytes);
+  memset(dst, 2, bytes);
+  for (r = 0; r < 7; ++r) {
+    double t0 = now_s();
+#ifdef _OPENMP
+#pragma omp parallel
+    {
+      size_t nt = (size_t)omp_get_num_threads(), i = (size_t)omp_get_thread_num();
+      size_t lo = bytes / nt * i, hi = i + 1 == nt ? bytes : bytes / nt * (i + 1);
+      memcpy(dst + lo, src + lo, hi - lo);
+    }
+#else
+    memcpy(dst, src, bytes);
+#endif
+    t[r] = now_s() - t0;
+  }
+  free(src), free(dst);
+  return 2.0 * (double)bytes / median(t, 7) / 1e9;
+}
+
+/* GFLOP/s of independent FMA chains: 16 vectors of accumulators per thread
+   cover latency x throughput of two FMA pipes; the same FMA macro as the
+   kernels, so this is the peak that code can reach. */
+#define BENCH_FMA_PEAK(E, name, T, sz)                              \
+  static double bench_fma_peak_##name(void) {                       \
+    enum { NACC = 16 * 64 / sz };                                   \
+    const long iters = 20000000L / (64 / sz);                       \
+    double t0 = now_s(), sink = 0;                                  \
+    int nt = 1;                                                     \
+    BENCH_OMP_PARALLEL {                                            \
+      T acc[NACC], x = (T)0.999999, y = (T)1e-7;                    \
+      long it;                                                      \
+      int v;                                                        \
+      for (v = 0; v < NACC; ++v)                                    \
+        acc[v] = (T)v;                                              \
+      for (it = 0; it < iters; ++it) {                              \
+        for (v = 0; v < NACC; ++v)                                  \
+          acc[v] = BMM__FMA_##name(acc[v], x, y);                   \
+      }                                                             \
+      for (v = 1; v < NACC; ++v)                                    \
+        acc[0] += acc[v];                                           \
+      BENCH_OMP_CRITICAL { sink += (double)acc[0], nt = BENCH_NT; } \
+    }                                                               \
+    if (sink == 42.0) fprintf(stderr, " ");                         \
+    return 2.0 * NACC * (double)iters * nt / (now_s() - t0) / 1e9;  \
+  }
+#ifdef _OPENMP
+#define BENCH_OMP_PARALLEL _Pragma("omp parallel")
+#define BENCH_OMP_CRITICAL _Pragma("omp critical")
+#define BENCH_NT omp_get_num_threads()
+#else
+#define BENCH_OMP_PARALLEL
+#define BENCH_OMP_CRITICAL
+#define BENCH_NT 1
+#endif
+BMM_DTYPES(BENCH_FMA_PEAK)
+
+/* ---- the self-check ----------------------------------------------------- */
+
+static int check_failed, check_passed;
+
+static void *xmalloc(int64_t elems, size_t es) {
+  void *p = malloc((size_t)(elems > 0 ? elems : 1) * es);
+  if (!p) {
+    fprintf(stderr, "out of memory\n");
+    exit(2);
+  }
+  return p;
+}
+
+/* Run case `cs` with every CPU strategy that claims it (and AUTO), under the
+   given alpha/beta/bias, and compare with the reference. */
+static void check_case(const bmmx_case *cs, double alpha, double beta, int with_bias,
+                       uint64_t *seed) {
+  bmmx_sizes_t sz = bmmx_sizes(cs);
+  size_t es = bmm_dtype_size(cs->dtype);
+  void *a = xmalloc(sz.a, es), *b = xmalloc(sz.b, es), *c0 = xmalloc(sz.c, es);
+  void *c = xmalloc(sz.c, es), *c1 = xmalloc(sz.c, es), *bias = xmalloc(cs->n, es);
+  int s;
+  bmmx_fill(cs->dtype, a, sz.a, seed);
+  bmmx_fill(cs->dtype, b, sz.b, seed);
+  bmmx_fill(cs->dtype, bias, cs->n, seed);
+  if (beta == 0)
+    bmmx_poison(cs->dtype, c0, sz.c);
+  else
+    bmmx_fill(cs->dtype, c0, sz.c, seed);
+  for (s = 0; s <= BMM_CPU_BATCH_SIMD; ++s) {
+    bmm_problem p =
+        bmmx_problem(cs, a, b, c, with_bias || cs->layout == BMMX_SHARED_B_BIAS ? bias : NULL);
+    bmm_plan pl;
+    bmm_status st;
+    double worst;
+    if (s != BMM_STRATEGY_AUTO && bmm_strategy_backend((bmm_strategy)s) != BMM_BACKEND_CPU)
+      continue;
+    p.alpha = alpha, p.beta = beta, p.strategy = (bmm_strategy)s;
+    if (bmm_plan_problem(&p, BMM_BACKEND_CPU, &pl) != BMM_OK) continue; /* not claimed */
+    memcpy(c, c0, (size_t)sz.c * es);
+    st = bmm_cpu(&p);
+    p.c.ptr = c0;
+    worst = st == BMM_OK ? bmmx_check(&p, c, 0) : INFINITY;
+#ifdef _OPENMP
+    if (worst <= 1) { /* same bits with one thread */
+      p.c.ptr = c1;
+      memcpy(c1, c0, (size_t)sz.c * es);
+      omp_set_num_threads(1);
+      st = bmm_cpu(&p);
+      omp_set_num_threads(2);
+      if (st != BMM_OK || memcmp(c, c1, (size_t)sz.c * es) != 0) worst = -1;
+    }
+#endif
+    if (worst <= 1 && worst >= 0) {
+      ++check_passed;
+    } else {
+      ++check_failed;
+      if (check_failed < 30)
+        fprintf(stderr,
+                "FAIL %s %s m=%lld n=%lld k=%lld batch=%lld %s alpha=%g beta=%g bias=%d: %s\n",
+                bmm_strategy_name((bmm_strategy)s), bmm_dtype_name(cs->dtype), (long long)cs->m,
+                (long long)cs->n, (long long)cs->k, (long long)cs->batch,
+                bmmx_layout_name(cs->layout), alpha, beta, with_bias,
+                worst < 0 ? "bits differ between 1 and 2 threads" : "wrong result");
+    }
+  }
+  free(a), free(b), free(c0), free(c), free(c1), free(bias);
+}
+
+static int self_check(void) {
+  static const int64_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 17, 25, 33, 50, 70};
+  static const int64_t batches[] = {1, 2, 7, 300, 1001};
+  const int ns = (int)(sizeof sizes / sizeof *sizes);
+  uint64_t seed = 12345;
+  int dt, lay, it;
+  for (dt = 1; dt < BMM_DTYPE_COUNT; ++dt)
+    for (lay = 0; lay < BMMX_LAYOUT_COUNT; ++lay)
+      for (it = 0; it < 120; ++it) {
+        bmmx_case cs;
+        int64_t big;
+        memset(&cs, 0, sizeof cs);
+        cs.dtype = (bmm_dtype)dt;
+        cs.layout = lay;
+        /* the micro-kernel shapes first, then random ones */
+        if (it < 40) {
+          cs.m = it < 16 ? 1 + it % 4 : 2 + (it - 16) % 15;
+          cs.n = it < 16 ? (it < 8 ? 1 : cs.m) : cs.m;
+          cs.k = it < 16 ? 5 * (1 + it % 10) : cs.m;
+        } else {
+          cs.m = sizes[bmmx_rand(&seed) % ns];
+          cs.n = sizes[bmmx_rand(&seed) % ns];
+          cs.k = it % 17 == 0 ? 0 : sizes[bmmx_rand(&seed) % ns];
+        }
+        if (it == 41) cs.m = 130, cs.n = 300, cs.k = 270; /* several blocked tiles */
+        big = cs.m * cs.n + cs.m * cs.k + cs.k * cs.n;
+        cs.batch = batches[bmmx_rand(&seed) % 5];
+        while (cs.batch > 1 && cs.batch * big > 400000)
+          cs.batch /= 3;
+        if (cs.layout == BMMX_BATCH_INNER && it % 3 == 0) cs.batch = 517; /* ragged chunks */
+        check_case(&cs, 1.0, 0.0, 0, &seed);
+        if (it % 3 == 0) check_case(&cs, -0.75, 0.5, 1, &seed);
+        if (it % 7 == 0) check_case(&cs, 0.0, 1.25, 1, &seed);
+      }
+  printf("%d passed, %d failed\n", check_passed, check_failed);
+  return check_failed != 0;
+}
+
+/* ---- the suite ---------------------------------------------------------- */
+
+typedef struct bench_result {
+  double ms, gbps, gflops, pct;
+  int ok;
+} bench_result;
+
+static bench_result run_one(bmm_problem *p, const bmmx_case *cs, void *c, int64_t c_elems,
+                            int min_reps, double bw, double peak) {
+  bench_result r = {0, 0, 0, 0, 0};
+  double t[64], t0, warm, bytes = bmmx_min_bytes(cs, 0), flops = bmmx_flops(cs), floor_s;
+  int reps, i;
+  bmm_problem chk = *p;
+  bmmx_poison(cs->dtype, c, c_elems);
+  t0 = now_s();
+  if (bmm_cpu(p) != BMM_OK) return r;
+  warm = now_s() - t0;
+  if (warm > 3.0) return r; /* reported as skipped: too slow to time */
+  if (bmmx_check(&chk, c, 97) > 1) {
+    r.ok = -1;
+    return r;
+  }
+  reps = min_reps;
+  while (reps < 60 && warm * reps < 0.3)
+    ++reps;
+  for (i = 0; i < reps; ++i) {
+    t0 = now_s();
+    bmm_cpu(p);
+    t[i] = now_s() - t0;
+  }
+  r.ms = median(t, reps) * 1e3;
+  r.gbps = bytes / (r.ms * 1e-3) / 1e9;
+  r.gflops = flops / (r.ms * 1e-3) / 1e9;
+  floor_s = bytes / (bw * 1e9);
+  if (flops / (peak * 1e9) > floor_s) floor_s = flops / (peak * 1e9);
+  r.pct = 100.0 * floor_s / (r.ms * 1e-3);
+  r.ok = 1;
+  return r;
+}
+
+int main(int argc, char **argv) {
+  const char *suite = "bench/suite.csv", *only = NULL;
+  double mb = 256, bw, peak[BMM_DTYPE_COUNT] = {0};
+  int min_reps = 5, i, n, failed = 0, roofline_only = 0;
+  static bmmx_case cases[512];
+  char err[256];
+  for (i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--check") == 0) return self_check();
+    if (strcmp(argv[i], "--roofline") == 0) {
+      roofline_only = 1;
+      continue;
+    }
+    if (strcmp(argv[i], "--mb") == 0 && i + 1 < argc)
+      mb = atof(argv[++i]);
+    else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+      only = argv[++i];
+    else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+      min_reps = atoi(argv[++i]);
+    else
+      suite = argv[i];
+  }
+  if (min_reps < 1) min_reps = 1;
+  if (min_reps > 40) min_reps = 40;
+  n = roofline_only ? 0 : bmmx_suite_load(suite, cases, 512, err, sizeof err);
+  if (n < 0) {
+    fprintf(stderr, "bench_cpu: %s\n", err);
+    return 2;
+  }
+  bw = bench_copy_bw((size_t)256 << 20);
+#define BMM__X(E, name, T, sz) peak[BMM_##E] = bench_fma_peak_##name();
+  BMM_DTYPES(BMM__X)
+#undef BMM__X
+  if (roofline_only) {
+    printf("%.3f %.3f %.3f\n", bw, peak[BMM_F32], peak[BMM_F64]);
+    return 0;
+  }
+  fprintf(stderr,
+          "bench_cpu: %d thread%s, copy bandwidth %.1f GB/s (memcpy 256 MB, read+write), FMA "
+          "peak f32 %.0f f64 %.0f GFLOP/s (measured), rows scaled to <= %.0f MB\n",
+          threads(), threads() == 1 ? "" : "s", bw, peak[BMM_F32], peak[BMM_F64], mb);
+  fprintf(stderr, "%-22s %-4s %8s %-14s %-15s %9s %7s %8s %6s\n", "name", "dt", "batch", "m,n,k",
+          "strategy", "ms", "GB/s", "GFLOP/s", "%roof");
+  printf("name,dtype,batch,m,n,k,layout,strategy,ms,gbps,gflops,pct_roofline\n");
+  for (i = 0; i < n; ++i) {
+    bmmx_case cs = cases[i];
+    bmmx_sizes_t sz;
+    size_t es = bmm_dtype_size(cs.dtype);
+    double bytes = bmmx_min_bytes(&cs, 0);
+    void *a, *b, *c, *bias;
+    uint64_t seed = 777 + (uint64_t)i;
+    int s;
+    char shape[40];
+    if (only && strncmp(cs.name, only, strlen(only)) != 0) continue;
+    if (bytes > mb * 1048576.0) {
+      int64_t nb = (int64_t)((double)cs.batch * (mb * 1048576.0 / bytes));
+      fprintf(stderr, "%s %s: batch %lld -> %lld to fit %.0f MB\n", cs.name,
+              bmm_dtype_name(cs.dtype), (long long)cs.batch, (long long)(nb > 0 ? nb : 1), mb);
+      cs.batch = nb > 0 ? nb : 1;
+    }
+    sz = bmmx_sizes(&cs);
+    a = xmalloc(sz.a, es), b = xmalloc(sz.b, es), c = xmalloc(sz.c, es);
+    bias = xmalloc(cs.n, es);
+    bmmx_fill(cs.dtype, a, sz.a, &seed);
+    bmmx_fill(cs.dtype, b, sz.b, &seed);
+    bmmx_fill(cs.dtype, bias, cs.n, &seed);
+    snprintf(shape, sizeof shape, "%lld,%lld,%lld", (long long)cs.m, (long long)cs.n,
+             (long long)cs.k);
+    for (s = 0; s <= BMM_CPU_BATCH_SIMD; ++s) {
+      bmm_problem p = bmmx_problem(&cs, a, b, c, bias);
+      bmm_plan pl;
+      bench_result r;
+      const char *sname = bmm_strategy_name((bmm_strategy)s);
+      p.strategy = (bmm_strategy)s;
+      if (bmm_plan_problem(&p, BMM_BACKEND_CPU, &pl) != BMM_OK) continue;
+      if (s == BMM_CPU_REF && bmmx_flops(&cs) > 2e9) { /* about 1 GFLOP/s: minutes */
+        fprintf(stderr, "%-22s %-4s %8lld %-14s %-15s skipped (> 2 GFLOP for plain loops)\n",
+                cs.name, bmm_dtype_name(cs.dtype), (long long)cs.batch, shape, sname);
+        continue;
+      }
+      r = run_one(&p, &cs, c, sz.c, min_reps, bw, peak[cs.dtype]);
+      if (r.ok == 0) {
+        fprintf(stderr, "%-22s %-4s %8lld %-14s %-15s skipped (one run > 3 s)\n", cs.name,
+                bmm_dtype_name(cs.dtype), (long long)cs.batch, shape, sname);
+        continue;
+      }
+      if (r.ok < 0) {
+        fprintf(stderr, "%-22s %-4s %8lld %-14s %-15s WRONG RESULT\n", cs.name,
+                bmm_dtype_name(cs.dtype), (long long)cs.batch, shape, sname);
+        failed = 1;
+        continue;
+      }
+      if (s == BMM_STRATEGY_AUTO) sname = bmm_strategy_name(pl.strategy);
+      fprintf(stderr, "%-22s %-4s %8lld %-14s %-4s%-11s %9.3f %7.1f %8.1f %6.1f\n", cs.name,
+              bmm_dtype_name(cs.dtype), (long long)cs.batch, shape, s ? "" : "A:", sname, r.ms,
+              r.gbps, r.gflops, r.pct);
+      printf("%s,%s,%lld,%lld,%lld,%lld,%s,%s,%.4f,%.2f,%.2f,%.1f\n", cs.name,
+             bmm_dtype_name(cs.dtype), (long long)cs.batch, (long long)cs.m, (long long)cs.n,
+             (long long)cs.k, bmmx_layout_name(cs.layout), bmm_strategy_name((bmm_strategy)s), r.ms,
+             r.gbps, r.gflops, r.pct);
+      fflush(stdout);
+    }
+    free(a), free(b), free(c), free(bias);
+  }
+  return failed;
+}
