@@ -293,7 +293,11 @@ BMM_DTYPES(BMM__CUDA_WARP)
    and b_ld are made odd. Spans are
    bounded by shared memory, so offsets inside a block fit in int. */
 
+/* tests/cuda_emu runs these kernels on the host: it declares this buffer and
+   the launch (BMM__CUDA_GO below) itself */
+#ifndef BMM__CUDA_EMULATED
 extern __shared__ __align__(16) unsigned char bmm__cuda_smem[];
+#endif
 
 /* Copy src[0..cnt) to dst, element e at (e / row) * ld + e % row. A scalar
    head reaches VB-byte alignment, then VB-byte loads, then a scalar tail. */
@@ -730,7 +734,9 @@ static bmm_status bmm__cuda_check_launch(const char *what) {
 
 /* ---- launchers: one per strategy, each a switch over BMM_DTYPES ---------- */
 
+#ifndef BMM__CUDA_EMULATED
 #define BMM__CUDA_GO(kernel) kernel<<<(unsigned)L->grid, (unsigned)L->block, L->smem, st>>>(L->args)
+#endif
 
 static bmm_status bmm__cuda_launch_cuda_loop(const bmm__cuda_launch *L, bmm__cuda_device *d,
                                              int dev, cudaStream_t st) {

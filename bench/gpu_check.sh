@@ -130,8 +130,9 @@ if want bench && [ -x "$BENCH" ]; then
 fi
 # compute-sanitizer over bench_gpu --sanitize (every suite row x every claiming
 # strategy, small batches, each result checked) and, where test_cuda has its
-# --quick mode (the groups without the 2^31-element and 2^24-batch problems,
-# minutes under instrumentation), over the test runner too
+# --quick mode (every group but the 2^31-element, 2^24-batch and suite ones,
+# minutes under instrumentation; bench_gpu --sanitize covers the suite rows),
+# over the test runner too
 if want sanitize; then
   SAN_TARGETS=""
   [ -x build/bench_gpu ] && SAN_TARGETS="build/bench_gpu --sanitize --require-gpu"

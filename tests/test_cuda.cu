@@ -5,6 +5,10 @@
                                     NO_DEVICE statuses, explain, the default
                                     tables and their text files in tables/
    build/test_cuda --print-table A  the default CUDA table for arch A (90, 80, 0)
+   build/test_cuda --quick          without the suite and the huge-problem groups
+                                    (2^31 elements, 2^24 batch entries): those
+                                    take minutes under compute-sanitizer, and
+                                    bench/gpu_check.sh runs the rest there
    -v                               print every case, not only failures
    Run from the repository root (reads bench/suite.csv and tables/). */
 #ifdef TEST_CUDA_OVERRIDES
@@ -795,11 +799,12 @@ static int test_no_device(void) {
 
 int main(int argc, char **argv) {
   cudaStream_t st;
-  int ndev = 0, i, no_device = 0;
+  int ndev = 0, i, no_device = 0, quick = 0;
   cudaError_t e;
   for (i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "-v") == 0) g_verbose = 1;
     if (strcmp(argv[i], "--no-device") == 0) no_device = 1;
+    if (strcmp(argv[i], "--quick") == 0) quick = 1;
     if (strcmp(argv[i], "--print-table") == 0 && i + 1 < argc) {
       static char text[16384];
       bmm_table_print(BMM_BACKEND_CUDA, atoi(argv[i + 1]), text, sizeof text);
@@ -822,9 +827,15 @@ int main(int argc, char **argv) {
   test_forced(st);
   test_tunables(st);
   test_graph(st);
-  test_huge_batch(st);
-  test_big(st);
-  test_suite(st);
+  if (quick) {
+    skip("--quick: huge batch (2^24 entries per strategy)");
+    skip("--quick: > 2^31 elements of C");
+    skip("--quick: every row of bench/suite.csv under AUTO");
+  } else {
+    test_huge_batch(st);
+    test_big(st);
+    test_suite(st);
+  }
   cudaStreamDestroy(st);
   buf_free(&h_a), buf_free(&h_b), buf_free(&h_c0), buf_free(&h_got), buf_free(&h_bias);
   buf_free(&d_a), buf_free(&d_b), buf_free(&d_c), buf_free(&d_bias);

@@ -1,0 +1,459 @@
+/* tests/cuda_emu/emu_test.cpp - bmm_cuda.cuh's kernels run on the host, with
+   no GPU: real coverage of the CUDA code in CI.
+
+   build/cuda_emu/emu_test          the default set: every CUDA strategy (and
+                                    AUTO) x dtype x bmm_cases.h layout it
+                                    claims; about a minute on 2 cores
+   build/cuda_emu/emu_test --full   more shapes, every alpha/beta/bias variant
+                                    and pointer offset on each
+   -v                               print every case, not only failures
+   Build and run: ninja test-cuda-emu (tests/cuda_emu/emu.ninja).
+
+   emu_prelude.h maps the CUDA language so that g++ compiles bmm_cuda.cuh;
+   this file schedules each launch (every thread a fiber, see the prelude)
+   and answers the CUDA runtime calls as an H100 with one multiprocessor
+   would, so grids stay small and every grid-stride loop turns several times.
+
+   Each case forces a strategy (AUTO too), poisons C where beta == 0, offsets
+   every pointer by 0 or 1 element (STAGED's misaligned vector heads), checks
+   every batch entry against bmm_reference with bmm_cases.h's bound, and
+   checks that no element of A, B, bias, or of C outside the outputs changed.
+
+   WHAT THIS CHECKS: arithmetic, indexing, shared-memory staging, barrier
+   placement (a fiber runs ahead to its next barrier, so a missing one reads
+   stale or garbage shared memory), shuffles, launch shapes and shared-memory
+   sizes. WHAT IT DOES NOT: speed, coalescing, bank conflicts, real device
+   faults, or the memory model (fibers on one OS thread see every store at
+   once). bench/gpu_check.sh covers those on a GPU. */
+#define BMM_IMPLEMENTATION
+#include "emu_prelude.h" /* first: bmm_cuda.cuh sees BMM__CUDA_EMULATED */
+#include "bmm_cuda.cuh"
+#include "tests/bmm_cases.h"
+
+#include <ucontext.h>
+#include <vector>
+
+/* ---- the device: fibers, barriers, shuffles -------------------------------- */
+
+bmm_emu_dim bmm_emu_thread_idx, bmm_emu_block_idx, bmm_emu_block_dim, bmm_emu_grid_dim;
+
+enum { EMU_RUN, EMU_BAR, EMU_SHFL, EMU_DONE };
+enum { EMU_STACK = 64 * 1024, EMU_MAX_THREADS = 1024, EMU_GUARD = 4096 /* elements */ };
+
+typedef struct emu_fiber {
+  ucontext_t ctx;
+  int state;
+  double shfl_val, shfl_res;
+  int shfl_mask, shfl_width;
+  unsigned shfl_full;
+} emu_fiber;
+
+static emu_fiber g_fibers[EMU_MAX_THREADS];
+static std::vector<char> g_stacks;
+static ucontext_t g_sched;
+static int g_cur;
+static void (*g_kernel)(const void *);
+static const void *g_args;
+static char g_emu_error[256]; /* the first launch error since the last case */
+static long g_launches;
+
+static void emu_fiber_main(void) {
+  g_kernel(g_args);
+  g_fibers[g_cur].state = EMU_DONE; /* uc_link returns to the scheduler */
+}
+
+static void emu_yield(int state) {
+  g_fibers[g_cur].state = state;
+  swapcontext(&g_fibers[g_cur].ctx, &g_sched);
+}
+
+void bmm_emu_syncthreads(void) { emu_yield(EMU_BAR); }
+
+double bmm_emu_shfl_xor(unsigned mask, double v, int lane_mask, int width) {
+  emu_fiber *f = &g_fibers[g_cur];
+  f->shfl_val = v, f->shfl_mask = lane_mask, f->shfl_width = width, f->shfl_full = mask;
+  emu_yield(EMU_SHFL);
+  return f->shfl_res;
+}
+
+static void emu_error(const char *what, int64_t block) {
+  if (!g_emu_error[0])
+    snprintf(g_emu_error, sizeof g_emu_error, "emulated launch %ld, block %lld: %s", g_launches,
+             (long long)block, what);
+}
+
+/* A warp whose 32 lanes all wait in a shuffle exchanges values; any other mix
+   of shuffle with barrier or exit in one warp is a kernel bug (a full-mask
+   shuffle needs every lane). Returns whether a warp went on. */
+static int emu_shuffles(int nthreads, int64_t block) {
+  int w, l, released = 0;
+  for (w = 0; w < nthreads / 32; ++w) {
+    emu_fiber *f = &g_fibers[w * 32];
+    int at = 0;
+    for (l = 0; l < 32; ++l)
+      at += f[l].state == EMU_SHFL;
+    if (at == 0) continue;
+    if (at != 32) {
+      emu_error("shuffle reached by only part of a warp", block);
+      return -1;
+    }
+    for (l = 0; l < 32; ++l) {
+      const int src = l ^ f[l].shfl_mask, width = f[l].shfl_width;
+      if (f[l].shfl_full != 0xffffffffu || width < 1 || width > 32 || (width & (width - 1)) ||
+          f[l].shfl_mask != f[0].shfl_mask || width != f[0].shfl_width) {
+        emu_error("shuffle with a partial mask or lanes disagreeing on offset/width", block);
+        return -1;
+      }
+      /* outside the lane's width-segment the lane keeps its own value */
+      f[l].shfl_res = src / width == l / width ? f[src].shfl_val : f[l].shfl_val;
+    }
+    for (l = 0; l < 32; ++l)
+      f[l].state = EMU_RUN;
+    released = 1;
+  }
+  return released;
+}
+
+/* One block: fibers run in turn (reversed on odd launches, so an order
+   dependence shows either way) until each waits or ends; then shuffles
+   exchange, or, with every live thread at __syncthreads, all go on. */
+static void emu_block(int nthreads, int64_t block, int reverse) {
+  int t, i;
+  for (t = 0; t < nthreads; ++t) {
+    emu_fiber *f = &g_fibers[t];
+    getcontext(&f->ctx);
+    f->ctx.uc_stack.ss_sp = &g_stacks[(size_t)t * EMU_STACK];
+    f->ctx.uc_stack.ss_size = EMU_STACK;
+    f->ctx.uc_link = &g_sched;
+    makecontext(&f->ctx, emu_fiber_main, 0);
+    f->state = EMU_RUN;
+  }
+  bmm_emu_block_idx.x = (unsigned)block;
+  for (;;) {
+    int nbar = 0, ndone = 0, r;
+    for (i = 0; i < nthreads; ++i) {
+      t = reverse ? nthreads - 1 - i : i;
+      if (g_fibers[t].state != EMU_RUN) continue;
+      g_cur = t;
+      bmm_emu_thread_idx.x = (unsigned)t;
+      swapcontext(&g_sched, &g_fibers[t].ctx);
+    }
+    r = emu_shuffles(nthreads, block);
+    if (r < 0) return;
+    if (r > 0) continue;
+    for (t = 0; t < nthreads; ++t)
+      nbar += g_fibers[t].state == EMU_BAR, ndone += g_fibers[t].state == EMU_DONE;
+    if (nbar == 0) return;
+    if (ndone) {
+      emu_error("__syncthreads() with some threads of the block already exited", block);
+      return;
+    }
+    for (t = 0; t < nthreads; ++t)
+      g_fibers[t].state = EMU_RUN;
+  }
+}
+
+void bmm_emu_run(void (*kernel)(const void *), int64_t grid, int64_t block, size_t smem,
+                 const void *args) {
+  int64_t b;
+  ++g_launches;
+  /* the limits a real launch would fail on; the kernels also need whole warps */
+  if (grid < 1 || grid > 2147483647LL || block < 32 || block > EMU_MAX_THREADS || block % 32 ||
+      smem > BMM_EMU_SMEM_MAX) {
+    char what[128];
+    snprintf(what, sizeof what, "bad launch grid=%lld block=%lld smem=%zu", (long long)grid,
+             (long long)block, smem);
+    emu_error(what, -1);
+    return;
+  }
+  if (g_stacks.empty()) g_stacks.resize((size_t)EMU_MAX_THREADS * EMU_STACK);
+  /* dynamic shared memory starts as garbage on a GPU: never zeros here */
+  memset(bmm__cuda_smem, 0xA5, smem);
+  g_kernel = kernel, g_args = args;
+  bmm_emu_block_dim.x = (unsigned)block, bmm_emu_grid_dim.x = (unsigned)grid;
+  bmm_emu_block_dim.y = bmm_emu_block_dim.z = bmm_emu_grid_dim.y = bmm_emu_grid_dim.z = 1;
+  for (b = 0; b < grid && !g_emu_error[0]; ++b)
+    emu_block((int)block, b, (int)(g_launches & 1));
+}
+
+/* ---- the runtime calls bmm_cuda.cuh makes: an H100 with one multiprocessor */
+
+extern "C" {
+cudaError_t cudaGetDevice(int *d) {
+  *d = 0;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int) {
+  switch (a) {
+  case cudaDevAttrComputeCapabilityMajor: *v = 9; break;
+  case cudaDevAttrComputeCapabilityMinor: *v = 0; break;
+  case cudaDevAttrMultiProcessorCount: *v = 1; break;
+  case cudaDevAttrPageableMemoryAccess: *v = 1; break;
+  case cudaDevAttrMaxSharedMemoryPerBlockOptin: *v = BMM_EMU_SMEM_MAX; break;
+  case cudaDevAttrMaxThreadsPerMultiProcessor: *v = 2048; break;
+  default: *v = 0;
+  }
+  return cudaSuccess;
+}
+/* a bad launch is reported the way the runtime would: by the next
+   cudaGetLastError, which bmm checks after every launch */
+cudaError_t cudaGetLastError(void) { return g_emu_error[0] ? cudaErrorLaunchFailure : cudaSuccess; }
+const char *cudaGetErrorString(cudaError_t) { return g_emu_error[0] ? g_emu_error : "emulated"; }
+const char *cudaGetErrorName(cudaError_t) { return "emulated"; }
+/* host memory the device can read (pageable access is reported too) */
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *at, const void *p) {
+  memset(at, 0, sizeof *at);
+  at->type = cudaMemoryTypeManaged;
+  at->devicePointer = (void *)p;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceCanAccessPeer(int *c, int, int) {
+  *c = 0;
+  return cudaSuccess;
+}
+cudaError_t cudaFuncSetAttribute(const void *, cudaFuncAttribute, int) { return cudaSuccess; }
+}
+
+/* ---- the cases ------------------------------------------------------------ */
+
+static int g_pass, g_fail, g_skip, g_verbose;
+
+static const bmm_strategy g_strategies[] = {BMM_STRATEGY_AUTO,
+#define X(E, name, l, mm, mn, mk, d) BMM_##E,
+                                            BMM_CUDA_STRATEGIES(X)
+#undef X
+};
+#define NSTRAT ((int)(sizeof g_strategies / sizeof g_strategies[0]))
+static const bmm_dtype g_dtypes[] = {
+#define X(E, name, T, sz) BMM_##E,
+    BMM_DTYPES(X)
+#undef X
+};
+#define NDT ((int)(sizeof g_dtypes / sizeof g_dtypes[0]))
+/* passes per strategy x dtype x layout, for the coverage line */
+static int g_covered[NSTRAT][NDT][BMMX_LAYOUT_COUNT];
+
+static int changed(const std::vector<char> &a, const std::vector<char> &b) {
+  return memcmp(a.data(), b.data(), a.size()) != 0;
+}
+
+/* One case: strategy si (index in g_strategies), optional table `rule`. */
+static void run(const bmmx_case *c, double alpha, double beta, int bias, int si, int off,
+                const bmm_table_rule *rule) {
+  const size_t es = bmm_dtype_size(c->dtype);
+  const bmmx_sizes_t sz = bmmx_sizes(c);
+  /* every buffer sits between guard zones: a stray store lands in one and
+     fails the case instead of corrupting the host heap */
+  const int64_t pre = EMU_GUARD + off, na = sz.a + pre + EMU_GUARD, nb = sz.b + pre + EMU_GUARD,
+                nc = sz.c + pre + EMU_GUARD, nbias = c->n + pre + EMU_GUARD;
+  const int use_ab = alpha != 0.0 && c->k > 0;
+  std::vector<char> A(na * es), B(nb * es), C0(nc * es), C(nc * es), Bi(nbias * es);
+  uint64_t seed = 99 + (uint64_t)c->k * 31 + (uint64_t)c->m;
+  char name[256];
+  bmm_problem hp, dp;
+  bmm_plan pl;
+  bmm_status s;
+  int64_t nbt, bi, bad = 0, e, i, j;
+  double worst = 0;
+  int di;
+  bmmx_fill(c->dtype, A.data(), na, &seed);
+  bmmx_fill(c->dtype, B.data(), nb, &seed);
+  bmmx_fill(c->dtype, Bi.data(), nbias, &seed);
+  if (beta != 0)
+    bmmx_fill(c->dtype, C0.data(), nc, &seed);
+  else
+    bmmx_poison(c->dtype, C0.data(), nc); /* beta == 0 must never read C */
+  C = C0;
+  const std::vector<char> A0 = A, B0 = B, Bi0 = Bi;
+  /* hp reads the untouched copy C0 (the reference needs C before the call) */
+  hp = bmmx_problem(c, A.data() + pre * es, B.data() + pre * es, C0.data() + pre * es, NULL);
+  dp = bmmx_problem(c, A.data() + pre * es, B.data() + pre * es, C.data() + pre * es, NULL);
+  hp.alpha = dp.alpha = alpha, hp.beta = dp.beta = beta;
+  if (bias || c->layout == BMMX_SHARED_B_BIAS) hp.bias = dp.bias = Bi.data() + pre * es;
+  if (!use_ab) hp.a.ptr = hp.b.ptr = dp.a.ptr = dp.b.ptr = NULL;
+  dp.strategy = g_strategies[si];
+  snprintf(name, sizeof name,
+           "%s %s batch=%lld m=%lld n=%lld k=%lld %s alpha=%g beta=%g bias=%d off=%d%s",
+           bmm_strategy_name(g_strategies[si]), bmm_dtype_name(c->dtype), (long long)c->batch,
+           (long long)c->m, (long long)c->n, (long long)c->k, bmmx_layout_name(c->layout), alpha,
+           beta, bias || c->layout == BMMX_SHARED_B_BIAS, off, rule ? " (table rule)" : "");
+  /* a forced strategy that does not claim the problem is no test of it */
+  if (bmm_plan_problem(&dp, BMM_BACKEND_CUDA, &pl) == BMM_UNSUPPORTED) {
+    ++g_skip;
+    return;
+  }
+  if (g_strategies[si] == BMM_CUDA_CUBLAS) { /* a library call, nothing to emulate */
+    ++g_skip;
+    return;
+  }
+  if (rule) bmm_set_table(BMM_BACKEND_CUDA, rule, 2);
+  g_emu_error[0] = 0;
+  s = bmm_cuda(&dp, 0);
+  if (rule) bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
+  if (s != BMM_OK) {
+    printf("FAIL %s: %s\n", name, bmm_last_error());
+    ++g_fail;
+    return;
+  }
+  nbt = bmmx__batch_count(&hp);
+  for (bi = 0; bi < nbt && hp.m && hp.n; ++bi) {
+    long double ref[64 * 64 + 1], mag[64 * 64 + 1];
+    std::vector<long double> bigref, bigmag;
+    long double *r = ref, *mg = mag;
+    int64_t wi, wj;
+    double x;
+    if (hp.m * hp.n > 64 * 64) {
+      bigref.resize(hp.m * hp.n), bigmag.resize(hp.m * hp.n);
+      r = bigref.data(), mg = bigmag.data();
+    }
+    if (!bmmx__entry_reference(&hp, bi, r, mg)) {
+      worst = INFINITY;
+      break;
+    }
+    x = bmmx__entry_compare(&hp, bi, C.data() + pre * es, r, mg, &wi, &wj);
+    if (x > worst) worst = x;
+  }
+  /* only the m x n outputs of each entry may change */
+  {
+    std::vector<char> mask(nc, 0);
+    for (bi = 0; bi < nbt; ++bi) {
+      int64_t oa, ob, oc = bmmx__c_offset(&hp, bi, &oa, &ob);
+      for (i = 0; i < hp.m; ++i)
+        for (j = 0; j < hp.n; ++j)
+          mask[pre + oc + i * hp.c.row_stride + j * hp.c.col_stride] = 1;
+    }
+    for (e = 0; e < nc; ++e)
+      if (!mask[e] && memcmp(&C[e * es], &C0[e * es], es)) ++bad;
+  }
+  if (worst <= 1 && bad == 0 && !changed(A, A0) && !changed(B, B0) && !changed(Bi, Bi0)) {
+    ++g_pass;
+    for (di = 0; di < NDT; ++di)
+      if (g_dtypes[di] == c->dtype) ++g_covered[si][di][c->layout];
+    if (g_verbose) printf("ok %s\n", name);
+  } else {
+    ++g_fail;
+    printf("FAIL %s: worst error/bound %.3g, %lld C elements outside the outputs changed, "
+           "inputs %s\n",
+           name, worst, (long long)bad,
+           changed(A, A0) || changed(B, B0) || changed(Bi, Bi0) ? "CHANGED" : "intact");
+  }
+}
+
+typedef struct shape {
+  int64_t batch, m, n, k;
+} shape;
+
+/* Default: m/n/k = 1, k = 0, empty problems, odd sizes, the K = 32/40 bank
+   borders, STAGED's largest claim (32 x 32 x 128), partial 64-tiles (65 x 70),
+   batches that loop the grid (one emulated multiprocessor: 300 x 8 x 8 x 16
+   gives STAGED 150 groups on 64 blocks, so its between-group barrier is
+   tested). --full adds larger and more irregular shapes. */
+static const shape g_shapes[] = {
+    {7, 3, 1, 5},    {5, 1, 1, 1},    {3, 1, 7, 9},    {4, 7, 1, 13},    {3, 5, 6, 0},
+    {0, 3, 3, 3},    {3, 0, 4, 4},    {9, 3, 1, 32},   {9, 3, 1, 40},    {6, 3, 1, 31},
+    {2, 33, 35, 37}, {1, 65, 70, 20}, {2, 1, 64, 200}, {2, 32, 32, 128}, {37, 3, 2, 25},
+    {300, 3, 1, 25}, {300, 8, 8, 16}};
+static const shape g_shapes_full[] = {{1, 65, 70, 64},  {6, 4, 4, 4},     {5, 2, 3, 1},
+                                      {4, 1, 1, 77},    {1, 9, 10, 11},   {2, 32, 32, 129},
+                                      {3, 31, 17, 128}, {1000, 2, 2, 11}, {1, 1, 1, 1000}};
+/* alpha, beta, bias */
+static const double g_variants[][3] = {{1, 0, 0}, {0.75, -1.25, 1}, {0, 0.5, 1}};
+
+static void run_shape(const shape *sh, int si, int di, int layout, int full) {
+  bmmx_case c;
+  int v, off;
+  memset(&c, 0, sizeof c);
+  c.dtype = g_dtypes[di], c.batch = sh->batch, c.m = sh->m, c.n = sh->n, c.k = sh->k;
+  c.layout = layout;
+  for (v = 0; v < 3; ++v)
+    for (off = 0; off < 2; ++off) {
+      /* by default the big shapes run one variant: variants and offsets
+         exercise the epilogue and load heads, which small shapes reach too */
+      if (!full && sh->m * sh->n > 200 && (v != 1 || off)) continue;
+      run(&c, g_variants[v][0], g_variants[v][1], (int)g_variants[v][2], si, off, NULL);
+    }
+}
+
+/* Table rules with explicit tunables (threads, batch_per_block, lanes, vec,
+   tile, pad): the paths the default configuration never takes. */
+static void run_tunables(void) {
+  static const int tun[][7] = {
+      {BMM_CUDA_WARP, 0, 0, 2, 0, 0, 0},      {BMM_CUDA_WARP, 64, 0, 8, 0, 0, 0},
+      {BMM_CUDA_WARP, 96, 0, 32, 0, 0, 0},    {BMM_CUDA_STAGED, 32, 1, 0, 4, 0, 0},
+      {BMM_CUDA_STAGED, 96, 3, 0, 8, 0, 1},   {BMM_CUDA_STAGED, 1024, 200, 0, 16, 0, 2},
+      {BMM_CUDA_STAGED, 128, 7, 0, 16, 0, 3}, {BMM_CUDA_STAGED, 1024, 1, 0, 0, 0, 0},
+      {BMM_CUDA_TILED, 0, 0, 0, 0, 64, 0},    {BMM_CUDA_TILED, 0, 0, 0, 0, 32, 0},
+      {BMM_CUDA_LOOP, 32, 0, 0, 0, 0, 0},     {BMM_CUDA_BATCH_INNER, 64, 0, 0, 0, 0, 0}};
+  static const shape ts[] = {{37, 3, 1, 25}, {11, 4, 5, 32}, {5, 32, 32, 40}, {4, 1, 1, 1}};
+  static const int lays[] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS, BMMX_BATCH_INNER};
+  size_t t, s, l;
+  int di, off;
+  for (t = 0; t < sizeof tun / sizeof tun[0]; ++t)
+    for (di = 0; di < NDT; ++di)
+      for (s = 0; s < sizeof ts / sizeof ts[0]; ++s)
+        for (l = 0; l < sizeof lays / sizeof lays[0]; ++l)
+          for (off = 0; off < 2; ++off) {
+            bmm_table_rule r[2];
+            bmmx_case c;
+            memset(r, 0, sizeof r);
+            r[0].strategy = (bmm_strategy)tun[t][0], r[0].threads = tun[t][1];
+            r[0].batch_per_block = tun[t][2], r[0].lanes = tun[t][3], r[0].vec = tun[t][4];
+            r[0].tile = tun[t][5], r[0].pad = tun[t][6];
+            r[1].strategy = BMM_CUDA_LOOP; /* where r[0] does not claim the problem */
+            memset(&c, 0, sizeof c);
+            c.dtype = g_dtypes[di], c.batch = ts[s].batch, c.m = ts[s].m, c.n = ts[s].n;
+            c.k = ts[s].k, c.layout = lays[l];
+            run(&c, 1.5, off ? 0.0 : -0.5, off, 0, off, r);
+          }
+}
+
+int main(int argc, char **argv) {
+  int full = 0, si, di, l, i;
+  size_t s;
+  for (i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--full") == 0)
+      full = 1;
+    else if (strcmp(argv[i], "-v") == 0)
+      g_verbose = 1;
+    else {
+      printf("usage: %s [--full] [-v]\n", argv[0]);
+      return 2;
+    }
+  }
+  printf("cuda_emu: bmm_cuda.cuh's kernels on the host (%s set). Checks arithmetic, indexing,\n"
+         "staging, barriers and shuffles; NOT speed, coalescing, real faults or the memory "
+         "model.\n",
+         full ? "full" : "default");
+  printf("cases passed per strategy and dtype, one count per layout:");
+  for (l = 0; l < BMMX_LAYOUT_COUNT; ++l)
+    printf(" %s", bmmx_layout_name(l));
+  printf("\n");
+  for (si = 0; si < NSTRAT; ++si) {
+    const int before = g_fail;
+    for (di = 0; di < NDT; ++di)
+      for (l = 0; l < BMMX_LAYOUT_COUNT; ++l) {
+        for (s = 0; s < sizeof g_shapes / sizeof g_shapes[0]; ++s)
+          run_shape(&g_shapes[s], si, di, l, full);
+        for (s = 0; full && s < sizeof g_shapes_full / sizeof g_shapes_full[0]; ++s)
+          run_shape(&g_shapes_full[s], si, di, l, full);
+      }
+    printf("%-17s %-6s", bmm_strategy_name(g_strategies[si]), g_fail == before ? "ok" : "FAILED");
+    if (g_strategies[si] == BMM_CUDA_CUBLAS) {
+      printf(" skipped: a cuBLAS call, nothing of bmm's to emulate\n");
+      continue;
+    }
+    for (di = 0; di < NDT; ++di) {
+      printf(" %s:", bmm_dtype_name(g_dtypes[di]));
+      for (l = 0; l < BMMX_LAYOUT_COUNT; ++l)
+        printf(" %d", g_covered[si][di][l]);
+    }
+    printf("\n");
+    fflush(stdout);
+  }
+  run_tunables();
+  printf("tunables (table rules) done; %ld emulated launches\n", g_launches);
+  printf("%d passed, %d failed, %d skipped (skipped: a forced strategy that does not claim the "
+         "problem, and cuda_cublas)\n",
+         g_pass, g_fail, g_skip);
+  return g_fail != 0;
+}
