@@ -35,13 +35,13 @@ static int cmp_double(const void *x, const void *y) {
 
 #ifdef __CUDACC__
 #define BACKEND BMM_BACKEND_CUDA
-#define CK(x)                                                                                      \
-  do {                                                                                             \
-    cudaError_t e_ = (x);                                                                          \
-    if (e_ != cudaSuccess) {                                                                       \
-      fprintf(stderr, "demo: %s: %s\n", #x, cudaGetErrorString(e_));                               \
-      exit(1);                                                                                     \
-    }                                                                                              \
+#define CK(x)                                                        \
+  do {                                                               \
+    cudaError_t e_ = (x);                                            \
+    if (e_ != cudaSuccess) {                                         \
+      fprintf(stderr, "demo: %s: %s\n", #x, cudaGetErrorString(e_)); \
+      exit(1);                                                       \
+    }                                                                \
   } while (0)
 static void *dev_alloc(size_t bytes) {
   void *p;
@@ -132,7 +132,8 @@ static double copy_bandwidth(void *x, void *y, size_t bytes) {
 #pragma omp parallel for schedule(static)
 #endif
     for (c = 0; c < nc; ++c) {
-      size_t lo = bytes / (size_t)nc * (size_t)c, hi = c == nc - 1 ? bytes : lo + bytes / (size_t)nc;
+      size_t lo = bytes / (size_t)nc * (size_t)c,
+             hi = c == nc - 1 ? bytes : lo + bytes / (size_t)nc;
       memcpy((char *)y + lo, (const char *)x + lo, hi - lo);
     }
     t[r] = now_s() - t0;
@@ -202,8 +203,8 @@ static int sweep(bmm_dtype dt, int64_t batch, int kmin, int kmax, double bw) {
     p = bmmx_problem(&c, ha, hb, hc, NULL);
     worst = bmmx_check(&p, hc, 64);
     bytes = bmmx_min_bytes(&c, 0);
-    printf("%4d  %-18s %10.3f %9.1f %7.1f%%  %s\n", k, bmm_strategy_name(plan.strategy),
-           sec * 1e3, bytes / sec * 1e-9, 100.0 * bytes / sec / bw, worst <= 1 ? "ok" : "WRONG");
+    printf("%4d  %-18s %10.3f %9.1f %7.1f%%  %s\n", k, bmm_strategy_name(plan.strategy), sec * 1e3,
+           bytes / sec * 1e-9, 100.0 * bytes / sec / bw, worst <= 1 ? "ok" : "WRONG");
     if (!(worst <= 1)) ++fails;
   }
   dev_free(da), dev_free(db), dev_free(dc);
