@@ -738,31 +738,28 @@ static bmm_status bmm__cuda_check_launch(const char *what) {
 #define BMM__CUDA_GO(kernel) kernel<<<(unsigned)L->grid, (unsigned)L->block, L->smem, st>>>(L->args)
 #endif
 
-static bmm_status bmm__cuda_launch_cuda_loop(const bmm__cuda_launch *L, bmm__cuda_device *d,
-                                             int dev, cudaStream_t st) {
-  (void)d, (void)dev;
-  switch (L->args.pl.dtype) {
-#define BMM__X(E, name, T, sz) \
-  case BMM_##E: BMM__CUDA_GO(bmm__cuda_loop_##name); break;
-    BMM_DTYPES(BMM__X)
-#undef BMM__X
-  default: break;
+/* A strategy with one kernel per dtype and nothing to set up: its launcher is
+   a switch whose cases (one per dtype, from BMM_DTYPES) launch the kernel. */
+#define BMM__CUDA_SIMPLE_LAUNCHER(strat, cases)                                              \
+  static bmm_status bmm__cuda_launch_##strat(const bmm__cuda_launch *L, bmm__cuda_device *d, \
+                                             int dev, cudaStream_t st) {                     \
+    (void)d, (void)dev;                                                                      \
+    switch ((int)L->args.pl.dtype) { cases } /* an unknown dtype never passes validation */  \
+    return bmm__cuda_check_launch(#strat);                                                   \
   }
-  return bmm__cuda_check_launch("cuda_loop");
-}
-
-static bmm_status bmm__cuda_launch_cuda_warp(const bmm__cuda_launch *L, bmm__cuda_device *d,
-                                             int dev, cudaStream_t st) {
-  (void)d, (void)dev;
-  switch (L->args.pl.dtype) {
-#define BMM__X(E, name, T, sz) \
-  case BMM_##E: BMM__CUDA_GO(bmm__cuda_warp_##name); break;
-    BMM_DTYPES(BMM__X)
-#undef BMM__X
-  default: break;
-  }
-  return bmm__cuda_check_launch("cuda_warp");
-}
+#define BMM__CUDA_CASE_LOOP(E, name, T, sz) \
+  case BMM_##E:                             \
+    BMM__CUDA_GO(bmm__cuda_loop_##name);    \
+    break;
+#define BMM__CUDA_CASE_WARP(E, name, T, sz) \
+  case BMM_##E:                             \
+    BMM__CUDA_GO(bmm__cuda_warp_##name);    \
+    break;
+#define BMM__CUDA_CASE_BATCH_INNER(E, name, T, sz) \
+  case BMM_##E: BMM__CUDA_GO(bmm__cuda_batch_inner_##name); break;
+BMM__CUDA_SIMPLE_LAUNCHER(cuda_loop, BMM_DTYPES(BMM__CUDA_CASE_LOOP))
+BMM__CUDA_SIMPLE_LAUNCHER(cuda_warp, BMM_DTYPES(BMM__CUDA_CASE_WARP))
+BMM__CUDA_SIMPLE_LAUNCHER(cuda_batch_inner, BMM_DTYPES(BMM__CUDA_CASE_BATCH_INNER))
 
 /* Above 48 KiB a kernel must opt in once per device; the attribute call is
    not a stream operation, so capture is not disturbed. */
@@ -817,19 +814,6 @@ static bmm_status bmm__cuda_launch_cuda_tiled(const bmm__cuda_launch *L, bmm__cu
   default: break;
   }
   return bmm__cuda_check_launch("cuda_tiled");
-}
-
-static bmm_status bmm__cuda_launch_cuda_batch_inner(const bmm__cuda_launch *L, bmm__cuda_device *d,
-                                                    int dev, cudaStream_t st) {
-  (void)d, (void)dev;
-  switch (L->args.pl.dtype) {
-#define BMM__X(E, name, T, sz) \
-  case BMM_##E: BMM__CUDA_GO(bmm__cuda_batch_inner_##name); break;
-    BMM_DTYPES(BMM__X)
-#undef BMM__X
-  default: break;
-  }
-  return bmm__cuda_check_launch("cuda_batch_inner");
 }
 
 #ifdef BMM_WITH_CUBLAS

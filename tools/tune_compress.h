@@ -3,7 +3,8 @@
    the writers of that table (bmm text format, C header). No clock, no device,
    no allocation that depends on anything but the inputs: the same timings give
    byte-identical output, which tests/test_tune.c checks on synthetic data.
-   Include after bmm.h. C99; compiles as C++ (the CUDA tuner includes it).
+   Include after bmm.h with BMM_IMPLEMENTATION. C99; compiles as C++ (the CUDA
+   tuner includes it).
 
    A configuration is a bmm_table_rule of which only the strategy and the six
    tunables count (its ranges and note are ignored). times[p * ncfg + c] is
@@ -592,27 +593,18 @@ static inline int bmmt_insert_override(bmm_table_rule *rules, int n, int max, co
 
 /* ---- writers ------------------------------------------------------------- */
 
-typedef struct bmmt__buf {
-  char *p;
-  size_t len, used;
-} bmmt__buf;
-
-static inline void bmmt__put(bmmt__buf *b, const char *fmt, ...) {
-  va_list ap;
-  int n;
-  va_start(ap, fmt);
-  n = vsnprintf(b->used < b->len ? b->p + b->used : NULL, b->used < b->len ? b->len - b->used : 0,
-                fmt, ap);
-  va_end(ap);
-  if (n > 0) b->used += (size_t)n;
-}
+/* Text goes through bmm.h's own bounded writer (bmm__buf, bmm__put), which is
+   why this header needs bmm.h's implementation before it. */
+#ifndef BMM_IMPLEMENTATION
+#error "tools/tune_compress.h: include it after #define BMM_IMPLEMENTATION and bmm.h"
+#endif
 
 /* Lines of text, each prefixed (`# ` for the table file, `   ` in a C comment). */
-static inline void bmmt__put_lines(bmmt__buf *b, const char *text, const char *prefix) {
+static inline void bmm__put_lines(bmm__buf *b, const char *text, const char *prefix) {
   while (text && *text) {
     const char *e = strchr(text, '\n');
     int n = e ? (int)(e - text) : (int)strlen(text);
-    bmmt__put(b, "%s%.*s\n", prefix, n, text);
+    bmm__put(b, "%s%.*s\n", prefix, n, text);
     text += n + (e ? 1 : 0);
   }
 }
@@ -620,33 +612,33 @@ static inline void bmmt__put_lines(bmmt__buf *b, const char *text, const char *p
 /* The table file: comment lines, then bmm_table_format's text. snprintf-like. */
 static inline size_t bmmt_format_text(const bmm_table_rule *rules, int n, const char *comment,
                                       char *buf, size_t len) {
-  bmmt__buf b;
+  bmm__buf b;
   size_t need;
   b.p = buf, b.len = len, b.used = 0;
   if (buf && len) buf[0] = 0;
-  bmmt__put_lines(&b, comment, "# ");
+  bmm__put_lines(&b, comment, "# ");
   need = bmm_table_format(rules, n, b.used < len ? buf + b.used : NULL,
                           b.used < len ? len - b.used : 0);
   return b.used + need;
 }
 
-static inline void bmmt__put_mask(bmmt__buf *b, unsigned mask, int is_dtype) {
+static inline void bmm__put_mask(bmm__buf *b, unsigned mask, int is_dtype) {
   int any = 0;
   if (!mask) {
-    bmmt__put(b, "0");
+    bmm__put(b, "0");
     return;
   }
   if (is_dtype) {
-#define BMMT__X(E, name, T, sz)                                      \
-  if (mask & BMM_DT(BMM_##E)) {                                      \
-    bmmt__put(b, "%sBMM_DT(BMM_%s)", any ? " | " : "", #E), any = 1; \
+#define BMMT__X(E, name, T, sz)                                     \
+  if (mask & BMM_DT(BMM_##E)) {                                     \
+    bmm__put(b, "%sBMM_DT(BMM_%s)", any ? " | " : "", #E), any = 1; \
   }
     BMM_DTYPES(BMMT__X)
 #undef BMMT__X
   } else {
-#define BMMT__X(E, name, d)                                    \
-  if (mask & BMM_L_##E) {                                      \
-    bmmt__put(b, "%sBMM_L_%s", any ? " | " : "", #E), any = 1; \
+#define BMMT__X(E, name, d)                                   \
+  if (mask & BMM_L_##E) {                                     \
+    bmm__put(b, "%sBMM_L_%s", any ? " | " : "", #E), any = 1; \
   }
     BMM_LAYOUTS(BMMT__X)
 #undef BMMT__X
@@ -670,48 +662,47 @@ static inline const char *bmmt__strategy_enum(bmm_strategy s) {
 static inline size_t bmmt_format_header(const bmm_table_rule *rules, int n, const char *name,
                                         const char *override_macro, const char *comment, char *buf,
                                         size_t len) {
-  bmmt__buf b;
+  bmm__buf b;
   int i;
   const char *c;
   b.p = buf, b.len = len, b.used = 0;
   if (buf && len) buf[0] = 0;
-  bmmt__put(&b, "/* clang-format off */\n"); /* generated: one rule a line, as written */
-  bmmt__put(&b, "/* %s - a bmm threshold table written by bmm-tune.\n", name);
-  bmmt__put_lines(&b, comment, "   ");
-  bmmt__put(&b,
-            "\n   Use it as the compiled-in table: in the file that compiles the\n"
-            "   implementation, after a first #include of bmm.h,\n"
-            "       #include \"this header\"\n"
-            "       #define %s %s\n"
-            "       #define BMM_IMPLEMENTATION\n"
-            "       #include \"bmm.h\"   (or bmm_cuda.cuh for the CUDA backend)\n"
-            "   The same rules, as text for BMM_TABLE_FILE, are in the .txt beside it. */\n",
-            override_macro, name);
-  bmmt__put(&b, "#ifndef ");
+  bmm__put(&b, "/* clang-format off */\n"); /* generated: one rule a line, as written */
+  bmm__put(&b, "/* %s - a bmm threshold table written by bmm-tune.\n", name);
+  bmm__put_lines(&b, comment, "   ");
+  bmm__put(&b,
+           "\n   Use it as the compiled-in table: in the file that compiles the\n"
+           "   implementation, after a first #include of bmm.h,\n"
+           "       #include \"this header\"\n"
+           "       #define %s %s\n"
+           "       #define BMM_IMPLEMENTATION\n"
+           "       #include \"bmm.h\"   (or bmm_cuda.cuh for the CUDA backend)\n"
+           "   The same rules, as text for BMM_TABLE_FILE, are in the .txt beside it. */\n",
+           override_macro, name);
+  bmm__put(&b, "#ifndef ");
   for (c = name; *c; ++c)
-    bmmt__put(&b, "%c", *c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
-  bmmt__put(&b, "_H\n#define ");
+    bmm__put(&b, "%c", *c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+  bmm__put(&b, "_H\n#define ");
   for (c = name; *c; ++c)
-    bmmt__put(&b, "%c", *c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
-  bmmt__put(&b, "_H\n");
-  bmmt__put(&b, "static const bmm_table_rule %s[] = {\n", name);
+    bmm__put(&b, "%c", *c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+  bmm__put(&b, "_H\n");
+  bmm__put(&b, "static const bmm_table_rule %s[] = {\n", name);
   for (i = 0; i < n; ++i) {
     const bmm_table_rule *r = &rules[i];
-    bmmt__put(&b, "    {");
-    bmmt__put_mask(&b, r->dtypes, 1);
-    bmmt__put(&b, ", ");
-    bmmt__put_mask(&b, r->layouts, 0);
-    bmmt__put(&b,
-              ", %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %s, %d, %d, %d, %d, %d, %d, \"",
-              (long long)r->m_min, (long long)r->m_max, (long long)r->n_min, (long long)r->n_max,
-              (long long)r->k_min, (long long)r->k_max, (long long)r->batch_min,
-              (long long)r->batch_max, bmmt__strategy_enum(r->strategy), r->threads,
-              r->batch_per_block, r->lanes, r->vec, r->tile, r->pad);
+    bmm__put(&b, "    {");
+    bmm__put_mask(&b, r->dtypes, 1);
+    bmm__put(&b, ", ");
+    bmm__put_mask(&b, r->layouts, 0);
+    bmm__put(&b, ", %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %s, %d, %d, %d, %d, %d, %d, \"",
+             (long long)r->m_min, (long long)r->m_max, (long long)r->n_min, (long long)r->n_max,
+             (long long)r->k_min, (long long)r->k_max, (long long)r->batch_min,
+             (long long)r->batch_max, bmmt__strategy_enum(r->strategy), r->threads,
+             r->batch_per_block, r->lanes, r->vec, r->tile, r->pad);
     for (c = r->note; *c; ++c)
-      bmmt__put(&b, *c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
-    bmmt__put(&b, "\"},\n");
+      bmm__put(&b, *c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
+    bmm__put(&b, "\"},\n");
   }
-  bmmt__put(&b, "};\n#endif\n/* clang-format on */\n");
+  bmm__put(&b, "};\n#endif\n/* clang-format on */\n");
   return b.used;
 }
 
