@@ -122,8 +122,10 @@ static void bmm__cpu_cpu_ref(const bmm_plan *pl) {
    tiles so that they fill, and do not overflow, the register file. */
 #if defined(__AVX512F__)
 #define BMM__CPU_VBYTES 64
-#else
+#elif defined(__AVX__)
 #define BMM__CPU_VBYTES 32
+#else
+#define BMM__CPU_VBYTES 16
 #endif
 
 /* Partial sums per dot product: 8 independent FMA chains hide the FMA latency
@@ -444,139 +446,311 @@ BMM_DTYPES(BMM__CPU_DOT)
 BMM_DTYPES(BMM__CPU_SMALL_ALL)
 #undef BMM__CPU_SMALL_ALL
 
-/* The micro-kernel for (m, n, k), or the dot kernel for shapes without one. */
+/* ---- cpu_blocked: an R x NV-vector register tile, B in place or packed ----
+   The tile holds R <= 6 rows by NV <= 2 vectors of C in named variables (with
+   AVX2: 12 sums, 2 rows of B and a broadcast fill the 16 ymm registers) and,
+   per step of k, reads NV contiguous vectors of one B row and one A element per
+   row. R and NV are constants of each instance: dead rows and vectors vanish,
+   so the bottom edge needs no copy and no padding. B is read where it lies when
+   its rows are contiguous and one entry's B stays in L1/L2 (no per-entry
+   packing: a 32^3 entry is then pure streaming); else NC x KC blocks of B are
+   packed into 2-vector panels. With packing, the first KC block applies the
+   epilogue and later ones add alpha * partial (C is written by then, so beta
+   is applied once). */
+#define BMM__BLK_MR 6
+#define BMM__BLK_KC 256
+/* k*n*sizeof(T) up to which B is read in place (fits the 1-2 MiB L2) */
+#define BMM__BLK_INPLACE_BYTES (256 * 1024)
+
+/* GCC vector extensions keep each sum in one register (plain C arrays of sums
+   are left in memory by gcc 12 at -O3, 5-20 GFLOP/s); BMM_CPU_PORTABLE or
+   another compiler gets the plain C tile. ISO C mode disables contraction,
+   so the tile asks for it: one fused multiply-add per term, as BMM__FMA. */
+#if defined(__GNUC__) && !defined(__CUDACC__) && !defined(BMM_CPU_PORTABLE)
+#define BMM__CPU_VEXT 1
+typedef float bmm__vec_f32 __attribute__((vector_size(BMM__CPU_VBYTES)));
+typedef double bmm__vec_f64 __attribute__((vector_size(BMM__CPU_VBYTES)));
+/* unaligned, aliasing views for loads and stores (a memcpy of 32 bytes is
+   split into 16-byte moves by gcc's znver1 tuning, which -march=native picks
+   on this Zen 5 VM) */
+typedef float bmm__uvec_f32 __attribute__((vector_size(BMM__CPU_VBYTES), aligned(4), may_alias));
+typedef double bmm__uvec_f64 __attribute__((vector_size(BMM__CPU_VBYTES), aligned(8), may_alias));
+#define BMM__VLOAD(name, p) (*(const bmm__uvec_##name *)(const void *)(p))
+#define BMM__VSTORE(name, p, v) (*(bmm__uvec_##name *)(void *)(p) = (v))
+#if defined(__clang__)
+#define BMM__TILE_ATTR __attribute__((noinline))
+#else
+#define BMM__TILE_ATTR __attribute__((noinline, optimize("fp-contract=fast")))
+#endif
+#else
+#define BMM__CPU_VEXT 0
+#define BMM__TILE_ATTR
+#endif
+
+/* Tile signature: sums over l < k of a[i*ars + l*acs] * b[l*brs + j] for
+   i < R, j < w (w <= NV vectors), written to out[i * 2 vectors + j]. */
+#define BMM__BLK_TILE_ARGS(T)                                                              \
+  int64_t k, const T *BMM__RESTRICT a, int64_t ars, int64_t acs, const T *BMM__RESTRICT b, \
+      int64_t brs, int64_t w, T *BMM__RESTRICT out
+
+#if BMM__CPU_VEXT
+#define BMM__BLK_ROW(i, T, R, NV)     \
+  if (R > i) {                        \
+    const T s = a[i * ars + l * acs]; \
+    c##i##0 += s * b0;                \
+    if (NV > 1) c##i##1 += s * b1;    \
+  }
+#define BMM__BLK_ROWS(T, R, NV) \
+  BMM__BLK_ROW(0, T, R, NV)     \
+  BMM__BLK_ROW(1, T, R, NV)     \
+  BMM__BLK_ROW(2, T, R, NV)     \
+  BMM__BLK_ROW(3, T, R, NV) BMM__BLK_ROW(4, T, R, NV) BMM__BLK_ROW(5, T, R, NV)
+#define BMM__BLK_OUT(i, name, R, NV)                               \
+  if (R > i) {                                                     \
+    BMM__VSTORE(name, out + i * 2 * VL, c##i##0);                  \
+    if (NV > 1) BMM__VSTORE(name, out + i * 2 * VL + VL, c##i##1); \
+  }
+#define BMM__CPU_BLK_TILE(name, T, R, NV)                                                     \
+  static BMM__TILE_ATTR void bmm__cpu_tile_##name##_##R##x##NV(BMM__BLK_TILE_ARGS(T)) {       \
+    enum { VL = BMM__CPU_VBYTES / (int)sizeof(T) };                                           \
+    typedef bmm__vec_##name V;                                                                \
+    V c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0}, c30 = {0}, c31 = {0}; \
+    V c40 = {0}, c41 = {0}, c50 = {0}, c51 = {0}, b0 = {0}, b1 = {0};                         \
+    int64_t l, j;                                                                             \
+    if (w == NV * VL) {                                                                       \
+      for (l = 0; l < k; ++l) {                                                               \
+        b0 = BMM__VLOAD(name, b + l * brs);                                                   \
+        if (NV > 1) b1 = BMM__VLOAD(name, b + l * brs + VL);                                  \
+        BMM__BLK_ROWS(T, R, NV)                                                               \
+      }                                                                                       \
+    } else { /* right edge: the row of B into zeros, never read past w */                     \
+      T pad[2 * VL];                                                                          \
+      for (l = 0; l < k; ++l) {                                                               \
+        for (j = 0; j < 2 * VL; ++j)                                                          \
+          pad[j] = j < w ? b[l * brs + j] : (T)0;                                             \
+        b0 = BMM__VLOAD(name, pad);                                                           \
+        if (NV > 1) b1 = BMM__VLOAD(name, pad + VL);                                          \
+        BMM__BLK_ROWS(T, R, NV)                                                               \
+      }                                                                                       \
+    }                                                                                         \
+    BMM__BLK_OUT(0, name, R, NV)                                                              \
+    BMM__BLK_OUT(1, name, R, NV)                                                              \
+    BMM__BLK_OUT(2, name, R, NV)                                                              \
+    BMM__BLK_OUT(3, name, R, NV) BMM__BLK_OUT(4, name, R, NV) BMM__BLK_OUT(5, name, R, NV)    \
+  }
+#else
+#define BMM__CPU_BLK_TILE(name, T, R, NV)                                \
+  static void bmm__cpu_tile_##name##_##R##x##NV(BMM__BLK_TILE_ARGS(T)) { \
+    enum { VL = BMM__CPU_VBYTES / (int)sizeof(T) };                      \
+    T r[R][2 * VL];                                                      \
+    int64_t i, j, l;                                                     \
+    for (i = 0; i < R; ++i)                                              \
+      for (j = 0; j < w; ++j)                                            \
+        r[i][j] = 0;                                                     \
+    for (l = 0; l < k; ++l)                                              \
+      for (i = 0; i < R; ++i) {                                          \
+        const T s = a[i * ars + l * acs];                                \
+        for (j = 0; j < w; ++j)                                          \
+          r[i][j] = BMM__FMA_##name(s, b[l * brs + j], r[i][j]);         \
+      }                                                                  \
+    for (i = 0; i < R; ++i)                                              \
+      for (j = 0; j < w; ++j)                                            \
+        out[i * 2 * VL + j] = r[i][j];                                   \
+  }
+#endif
+
+// clang-format off
+#define BMM__CPU_BLK_TILES(name, T)                                                          \
+  BMM__CPU_BLK_TILE(name, T, 1, 1) BMM__CPU_BLK_TILE(name, T, 1, 2)                          \
+  BMM__CPU_BLK_TILE(name, T, 2, 1) BMM__CPU_BLK_TILE(name, T, 2, 2)                          \
+  BMM__CPU_BLK_TILE(name, T, 3, 1) BMM__CPU_BLK_TILE(name, T, 3, 2)                          \
+  BMM__CPU_BLK_TILE(name, T, 4, 1) BMM__CPU_BLK_TILE(name, T, 4, 2)                          \
+  BMM__CPU_BLK_TILE(name, T, 5, 1) BMM__CPU_BLK_TILE(name, T, 5, 2)                          \
+  BMM__CPU_BLK_TILE(name, T, 6, 1) BMM__CPU_BLK_TILE(name, T, 6, 2)                          \
+  typedef void (*bmm__cpu_tile_fn_##name)(BMM__BLK_TILE_ARGS(T));                            \
+  static const bmm__cpu_tile_fn_##name bmm__cpu_tiles_##name[BMM__BLK_MR][2] = {             \
+      {bmm__cpu_tile_##name##_1x1, bmm__cpu_tile_##name##_1x2},                              \
+      {bmm__cpu_tile_##name##_2x1, bmm__cpu_tile_##name##_2x2},                              \
+      {bmm__cpu_tile_##name##_3x1, bmm__cpu_tile_##name##_3x2},                              \
+      {bmm__cpu_tile_##name##_4x1, bmm__cpu_tile_##name##_4x2},                              \
+      {bmm__cpu_tile_##name##_5x1, bmm__cpu_tile_##name##_5x2},                              \
+      {bmm__cpu_tile_##name##_6x1, bmm__cpu_tile_##name##_6x2}};
+// clang-format on
+
+/* h rows of cnt results from out (rows 2 vectors apart) to C at cp. The
+   full-width, unit-stride case is spelled out in vectors: gcc unrolls the
+   constant-count loop of BMM__CPU_STORE into scalar stores there. Same
+   arithmetic, same order, no contraction (this is not the tile). */
+#if BMM__CPU_VEXT
+#define BMM__BLK_STORE(T, name, pl, cp, crs, ccs, out, h, cnt, j0)                          \
+  do {                                                                                      \
+    int64_t bmm__i, bmm__v;                                                                 \
+    if ((ccs) == 1 && (cnt) == NR) {                                                        \
+      const T bmm__al = (T)(pl)->alpha, bmm__be = (T)(pl)->beta;                            \
+      const T *bmm__bias = (const T *)(pl)->bias;                                           \
+      for (bmm__i = 0; bmm__i < (h); ++bmm__i)                                              \
+        for (bmm__v = 0; bmm__v < 2; ++bmm__v) {                                            \
+          T *bmm__c = (cp) + bmm__i * (crs) + bmm__v * VL;                                  \
+          bmm__vec_##name bmm__r, bmm__x;                                                   \
+          bmm__r = BMM__VLOAD(name, (out) + bmm__i * NR + bmm__v * VL);                     \
+          bmm__r = bmm__al * bmm__r;                                                        \
+          if ((pl)->read_c) {                                                               \
+            bmm__x = BMM__VLOAD(name, bmm__c);                                              \
+            bmm__x = bmm__be * bmm__x;                                                      \
+            bmm__r = bmm__r + bmm__x;                                                       \
+          }                                                                                 \
+          if (bmm__bias) {                                                                  \
+            bmm__x = BMM__VLOAD(name, bmm__bias + (j0) + bmm__v * VL);                      \
+            bmm__r = bmm__r + bmm__x;                                                       \
+          }                                                                                 \
+          BMM__VSTORE(name, bmm__c, bmm__r);                                                \
+        }                                                                                   \
+    } else {                                                                                \
+      for (bmm__i = 0; bmm__i < (h); ++bmm__i)                                              \
+        BMM__CPU_STORE(T, pl, (cp) + bmm__i * (crs), ccs, (out) + bmm__i * NR, cnt, j0, 1); \
+    }                                                                                       \
+  } while (0)
+#else
+#define BMM__BLK_STORE(T, name, pl, cp, crs, ccs, out, h, cnt, j0)                        \
+  do {                                                                                    \
+    int64_t bmm__i;                                                                       \
+    for (bmm__i = 0; bmm__i < (h); ++bmm__i)                                              \
+      BMM__CPU_STORE(T, pl, (cp) + bmm__i * (crs), ccs, (out) + bmm__i * NR, cnt, j0, 1); \
+  } while (0)
+#endif
+
+#define BMM__CPU_BLOCKED(E, name, T, sz)                                                          \
+  BMM__CPU_BLK_TILES(name, T)                                                                     \
+  static void bmm__cpu_blocked_range_##name(const bmm_plan *pl, int64_t b0, int64_t b1) {         \
+    enum { VL = BMM__CPU_VBYTES / sz, NR = 2 * VL, NC = 256, MR = BMM__BLK_MR };                  \
+    const int64_t m = pl->m, n = pl->n, k = pl->k;                                                \
+    const int64_t ars = pl->a.row_stride, acs = pl->a.col_stride;                                 \
+    const int64_t brs = pl->b.row_stride, bcs = pl->b.col_stride;                                 \
+    const int64_t crs = pl->c.row_stride, ccs = pl->c.col_stride;                                 \
+    const int in_place = bcs == 1 && (double)k * (double)n * sz <= BMM__BLK_INPLACE_BYTES;        \
+    T out[BMM__BLK_MR * NR];                                                                      \
+    T *bp = NULL;                                                                                 \
+    int64_t bi, jc, pc, jr, ir, i, j, l, w;                                                       \
+    if (!in_place) {                                                                              \
+      bp = (T *)malloc(sizeof(T) * BMM__BLK_KC * NC);                                             \
+      /* no scratch: the dot kernel is slower but needs none. An infinite                         \
+         alpha (alpha - alpha is NaN) must multiply the whole sum, not each KC                    \
+         block's part: Inf * (p1 + p2) is Inf where Inf*p1 + Inf*p2 may be NaN */                 \
+      if (!bp || (k > BMM__BLK_KC && pl->alpha - pl->alpha != 0.0)) {                             \
+        free(bp);                                                                                 \
+        bmm__cpu_dot_range_##name(pl, b0, b1);                                                    \
+        return;                                                                                   \
+      }                                                                                           \
+    }                                                                                             \
+    for (bi = b0; bi < b1; ++bi) {                                                                \
+      int64_t oa, ob, oc;                                                                         \
+      const T *A, *B;                                                                             \
+      T *C;                                                                                       \
+      BMM__CPU_OFFSETS(pl, bi, oa, ob, oc);                                                       \
+      A = (const T *)pl->a.ptr + oa, B = (const T *)pl->b.ptr + ob, C = (T *)pl->c.ptr + oc;      \
+      if (in_place) {                                                                             \
+        for (ir = 0; ir < m; ir += MR) {                                                          \
+          const int64_t h = m - ir < (int64_t)MR ? m - ir : (int64_t)MR;                          \
+          for (jr = 0; jr + NR <= n; jr += NR) {                                                  \
+            bmm__cpu_tiles_##name[h - 1][1](k, A + ir * ars, ars, acs, B + jr, brs, NR, out);     \
+            BMM__BLK_STORE(T, name, pl, C + ir * crs + jr * ccs, crs, ccs, out, h, NR, jr);       \
+          }                                                                                       \
+          for (; jr < n; jr += w) {                                                               \
+            /* a right edge narrower than the tile: a full tile ending at column n                \
+               (its first columns are recomputed, not stored), or one vector; the                 \
+               slow padded path only where n is narrower than a vector */                         \
+            int64_t js = jr, tw = NR;                                                             \
+            w = n - jr;                                                                           \
+            if (n >= NR)                                                                          \
+              js = n - NR;                                                                        \
+            else if (w > VL)                                                                      \
+              w = tw = VL;                                                                        \
+            else if (n >= VL)                                                                     \
+              js = n - VL, tw = VL;                                                               \
+            else                                                                                  \
+              tw = w;                                                                             \
+            bmm__cpu_tiles_##name[h - 1][tw > VL](k, A + ir * ars, ars, acs, B + js, brs, tw,     \
+                                                  out);                                           \
+            BMM__BLK_STORE(T, name, pl, C + ir * crs + jr * ccs, crs, ccs, out + (jr - js), h, w, \
+                           jr);                                                                   \
+          }                                                                                       \
+        }                                                                                         \
+        continue;                                                                                 \
+      }                                                                                           \
+      for (jc = 0; jc < n; jc += NC) {                                                            \
+        const int64_t nc = n - jc < (int64_t)NC ? n - jc : (int64_t)NC;                           \
+        for (pc = 0; pc < k; pc += BMM__BLK_KC) {                                                 \
+          const int64_t kc = k - pc < BMM__BLK_KC ? k - pc : BMM__BLK_KC;                         \
+          for (jr = 0; jr < nc; jr += NR) {                                                       \
+            T *dst = bp + jr * kc;                                                                \
+            const int64_t w = nc - jr < (int64_t)NR ? nc - jr : (int64_t)NR;                      \
+            for (l = 0; l < kc; ++l) {                                                            \
+              const T *src = B + (pc + l) * brs + (jc + jr) * bcs;                                \
+              for (j = 0; j < w; ++j)                                                             \
+                dst[l * NR + j] = src[j * bcs];                                                   \
+              for (; j < NR; ++j)                                                                 \
+                dst[l * NR + j] = 0;                                                              \
+            }                                                                                     \
+          }                                                                                       \
+          for (ir = 0; ir < m; ir += MR) {                                                        \
+            const int64_t h = m - ir < (int64_t)MR ? m - ir : (int64_t)MR;                        \
+            const T *at = A + ir * ars + pc * acs;                                                \
+            for (jr = 0; jr < nc; jr += NR) {                                                     \
+              const int64_t w = nc - jr < (int64_t)NR ? nc - jr : (int64_t)NR;                    \
+              /* the panel is zero-padded to NR: the tile's full-width path */                    \
+              bmm__cpu_tiles_##name[h - 1][w > VL](kc, at, ars, acs, bp + jr * kc, NR,            \
+                                                   w > VL ? NR : VL, out);                        \
+              for (i = 0; i < h; ++i) {                                                           \
+                T *cp = C + (ir + i) * crs + (jc + jr) * ccs;                                     \
+                if (pc == 0) {                                                                    \
+                  BMM__CPU_STORE(T, pl, cp, ccs, out + i * NR, w, jc + jr, 1);                    \
+                } else {                                                                          \
+                  const T al = (T)pl->alpha;                                                      \
+                  for (j = 0; j < w; ++j)                                                         \
+                    cp[j * ccs] += al * out[i * NR + j];                                          \
+                }                                                                                 \
+              }                                                                                   \
+            }                                                                                     \
+          }                                                                                       \
+        }                                                                                         \
+      }                                                                                           \
+    }                                                                                             \
+    free(bp);                                                                                     \
+  }
+BMM_DTYPES(BMM__CPU_BLOCKED)
+#undef BMM__CPU_BLOCKED
+#undef BMM__CPU_BLK_TILES
+#undef BMM__CPU_BLK_TILE
+#undef BMM__BLK_TILE_ARGS
+#undef BMM__BLK_ROW
+#undef BMM__BLK_ROWS
+#undef BMM__BLK_OUT
+#undef BMM__VLOAD
+#undef BMM__VSTORE
+#undef BMM__BLK_STORE
+#undef BMM__BLK_MR
+#undef BMM__BLK_KC
+#undef BMM__BLK_INPLACE_BYTES
+#undef BMM__TILE_ATTR
+
+/* cpu_small's kernel for (m, n, k): the blocked tile where a row of C fills
+   two vectors (it beats the constant-size kernels there: 16^3 f32 1.4x, f64
+   12^3..16^3 1.2-1.4x, dev VM 2026-11-23), else the micro-kernel for the shape,
+   else the blocked tile where n fills a vector, else the dot kernel. */
 #define BMM__CPU_SMALL_PICK(name, T, FORM, M, N, K, TAG) \
   if (m == M && n == N && k == (K)) return bmm__cpu_small_##name##_##FORM##M##x##N##x##TAG;
 #define BMM__CPU_SMALL_SELECT(E, name, T, sz)                                 \
   static bmm__cpu_range_fn bmm__cpu_small_select_##name(const bmm_plan *pl) { \
     const int64_t m = pl->m, n = pl->n, k = pl->k, kk = pl->k;                \
     (void)kk;                                                                 \
+    if (n >= 2 * BMM__CPU_VBYTES / sz) return bmm__cpu_blocked_range_##name;  \
     BMM__CPU_SMALL_KERNELS(BMM__CPU_SMALL_PICK, name, T)                      \
+    if (n >= BMM__CPU_VBYTES / sz) return bmm__cpu_blocked_range_##name;      \
     return bmm__cpu_dot_range_##name;                                         \
   }
 BMM_DTYPES(BMM__CPU_SMALL_SELECT)
 #undef BMM__CPU_SMALL_SELECT
 #undef BMM__CPU_SMALL_PICK
-
-/* ---- cpu_blocked: an MR x NR register tile over packed B panels -----------
-   Per batch entry and per NC x KC block, B is packed into NR-column panels
-   (zero-padded at the right edge, so the tile has constant trip counts); A is
-   read in place (any strides: an A element is one broadcast per NR columns).
-   A bottom edge of fewer than MR rows is copied, zero-padded, so that the
-   tile keeps constant trip counts. The first KC
-   block applies the epilogue, later blocks add alpha * partial (C is then
-   already written, so beta is applied once). */
-#define BMM__BLK_MR 6
-/* GCC's loop vectoriser turns the tile inside out at -O3 (vectors across the
-   rows, gathers of A, shuffles; 5 GFLOP/s f64 on one core); left to the SLP
-   vectoriser, as at -O2, it keeps the tile in registers (20 GFLOP/s). */
-#if defined(__GNUC__) && !defined(__clang__)
-#define BMM__TILE_ATTR __attribute__((noinline, optimize("no-tree-loop-vectorize")))
-#else
-#define BMM__TILE_ATTR
-#endif
-#define BMM__BLK_KC 256
-
-#define BMM__CPU_BLOCKED(E, name, T, sz)                                                         \
-  enum { BMM__BLK_NR_##name = 2 * BMM__CPU_VBYTES / sz, BMM__BLK_NC_##name = 256 };              \
-  static BMM__TILE_ATTR void bmm__cpu_blocked_tile_##name(                                       \
-      int64_t kc, const T *BMM__RESTRICT a, int64_t ars, int64_t acs, const T *BMM__RESTRICT bp, \
-      T *BMM__RESTRICT acc, int64_t ldacc) {                                                     \
-    T r[BMM__BLK_MR][BMM__BLK_NR_##name];                                                        \
-    int64_t i, j, l;                                                                             \
-    for (i = 0; i < BMM__BLK_MR; ++i)                                                            \
-      for (j = 0; j < BMM__BLK_NR_##name; ++j)                                                   \
-        r[i][j] = 0;                                                                             \
-    for (l = 0; l < kc; ++l) {                                                                   \
-      const T *BMM__RESTRICT bl = bp + l * BMM__BLK_NR_##name;                                   \
-      for (i = 0; i < BMM__BLK_MR; ++i) {                                                        \
-        const T av = a[i * ars + l * acs];                                                       \
-        for (j = 0; j < BMM__BLK_NR_##name; ++j)                                                 \
-          r[i][j] = BMM__FMA_##name(av, bl[j], r[i][j]);                                         \
-      }                                                                                          \
-    }                                                                                            \
-    for (i = 0; i < BMM__BLK_MR; ++i)                                                            \
-      for (j = 0; j < BMM__BLK_NR_##name; ++j)                                                   \
-        acc[i * ldacc + j] = r[i][j];                                                            \
-  }                                                                                              \
-  static void bmm__cpu_blocked_range_##name(const bmm_plan *pl, int64_t b0, int64_t b1) {        \
-    enum { NR = BMM__BLK_NR_##name, NC = BMM__BLK_NC_##name, MR = BMM__BLK_MR };                 \
-    const int64_t m = pl->m, n = pl->n, k = pl->k;                                               \
-    const int64_t ars = pl->a.row_stride, acs = pl->a.col_stride;                                \
-    const int64_t brs = pl->b.row_stride, bcs = pl->b.col_stride;                                \
-    const int64_t crs = pl->c.row_stride, ccs = pl->c.col_stride;                                \
-    T *bp = (T *)malloc(sizeof(T) * BMM__BLK_KC * (NC + MR));                                    \
-    T acc[BMM__BLK_MR][BMM__BLK_NR_##name];                                                      \
-    T *edge = bp + BMM__BLK_KC * NC; /* MR x kc copy of a bottom edge of A */                    \
-    int64_t bi, jc, pc, jr, ir, i, j, l;                                                         \
-    /* no scratch: the unpacked kernel is slower but needs none. An infinite                     \
-       alpha (alpha - alpha is NaN) must multiply the whole sum, not each KC                     \
-       block's part: Inf * (p1 + p2) is Inf where Inf*p1 + Inf*p2 may be NaN */                  \
-    if (!bp || (k > BMM__BLK_KC && pl->alpha - pl->alpha != 0.0)) {                              \
-      free(bp);                                                                                  \
-      bmm__cpu_dot_range_##name(pl, b0, b1);                                                     \
-      return;                                                                                    \
-    }                                                                                            \
-    for (bi = b0; bi < b1; ++bi) {                                                               \
-      int64_t oa, ob, oc;                                                                        \
-      const T *A, *B;                                                                            \
-      T *C;                                                                                      \
-      BMM__CPU_OFFSETS(pl, bi, oa, ob, oc);                                                      \
-      A = (const T *)pl->a.ptr + oa, B = (const T *)pl->b.ptr + ob, C = (T *)pl->c.ptr + oc;     \
-      for (jc = 0; jc < n; jc += NC) {                                                           \
-        const int64_t nc = n - jc < (int64_t)NC ? n - jc : (int64_t)NC;                          \
-        for (pc = 0; pc < k; pc += BMM__BLK_KC) {                                                \
-          const int64_t kc = k - pc < BMM__BLK_KC ? k - pc : BMM__BLK_KC;                        \
-          for (jr = 0; jr < nc; jr += NR) {                                                      \
-            T *dst = bp + jr * kc;                                                               \
-            const int64_t w = nc - jr < (int64_t)NR ? nc - jr : (int64_t)NR;                     \
-            for (l = 0; l < kc; ++l) {                                                           \
-              const T *src = B + (pc + l) * brs + (jc + jr) * bcs;                               \
-              if (bcs == 1)                                                                      \
-                for (j = 0; j < w; ++j)                                                          \
-                  dst[l * NR + j] = src[j];                                                      \
-              else                                                                               \
-                for (j = 0; j < w; ++j)                                                          \
-                  dst[l * NR + j] = src[j * bcs];                                                \
-              for (; j < NR; ++j)                                                                \
-                dst[l * NR + j] = 0;                                                             \
-            }                                                                                    \
-          }                                                                                      \
-          for (ir = 0; ir < m; ir += MR) {                                                       \
-            const int64_t h = m - ir < (int64_t)MR ? m - ir : (int64_t)MR;                       \
-            const T *at = A + ir * ars + pc * acs;                                               \
-            int64_t ts = ars, tl = acs;                                                          \
-            if (h < MR) {                                                                        \
-              for (i = 0; i < MR; ++i)                                                           \
-                for (l = 0; l < kc; ++l)                                                         \
-                  edge[i * kc + l] = i < h ? at[i * ars + l * acs] : 0;                          \
-              at = edge, ts = kc, tl = 1;                                                        \
-            }                                                                                    \
-            for (jr = 0; jr < nc; jr += NR) {                                                    \
-              const int64_t w = nc - jr < (int64_t)NR ? nc - jr : (int64_t)NR;                   \
-              bmm__cpu_blocked_tile_##name(kc, at, ts, tl, bp + jr * kc, acc[0], NR);            \
-              for (i = 0; i < h; ++i) {                                                          \
-                T *cp = C + (ir + i) * crs + (jc + jr) * ccs;                                    \
-                if (pc == 0) {                                                                   \
-                  BMM__CPU_STORE(T, pl, cp, ccs, acc[i], w, jc + jr, 1);                         \
-                } else {                                                                         \
-                  const T al = (T)pl->alpha;                                                     \
-                  for (j = 0; j < w; ++j)                                                        \
-                    cp[j * ccs] += al * acc[i][j];                                               \
-                }                                                                                \
-              }                                                                                  \
-            }                                                                                    \
-          }                                                                                      \
-        }                                                                                        \
-      }                                                                                          \
-    }                                                                                            \
-    free(bp);                                                                                    \
-  }
-BMM_DTYPES(BMM__CPU_BLOCKED)
-#undef BMM__CPU_BLOCKED
-#undef BMM__BLK_MR
-#undef BMM__BLK_KC
-#undef BMM__TILE_ATTR
 
 /* ---- cpu_batch_simd: vectors across the batch -----------------------------
    Batch-innermost: element (b, i, j) at (i*cols + j)*batch + b, so consecutive
@@ -671,20 +845,23 @@ BMM__CPU_ENTRY(cpu_batch_simd, BMM__PICK_BSIMD)
 #undef BMM__PICK_BLOCKED
 #undef BMM__PICK_BSIMD
 
-/* The CPU default table: first match wins. Measured on the 2-core AMD EPYC
-   (Zen 5, AVX-512) dev VM, 2026-11-23, gcc 12 -O3 -march=native -fopenmp, one
-   thread, min of 25 interleaved runs, by `bench/bench_cpu` and a per-shape
-   timer over the same strategies (numbers in bench/notes/cpu.md); the machine
-   was shared (load 30-45), so only ratios of 1.5x and more were trusted. */
+/* The CPU default table: first match wins. Measured on the 2-vCPU AMD EPYC
+   (Zen 5; the VM exposes AVX2+FMA, no AVX-512) dev VM, 2026-11-23, gcc 12 -O3
+   -march=native -fopenmp, by `bench/bench_cpu` and a per-shape timer over
+   the same strategies (min of 15-25 runs, one thread; numbers in
+   bench/notes/cpu.md). The machine was shared, so only ratios of 1.3x and
+   more were trusted. */
 static const bmm_table_rule bmm__cpu_default_table[] = {
     {0, BMM_L_BATCH_INNER, 0, 0, 0, 0, 0, 0, 0, 0, BMM_CPU_BATCH_SIMD, 0, 0, 0, 0, 0, 0,
      "cpu dev VM 2026-11-23 bench_cpu --only seed_k25_batch: 4x cpu_dot, 30x cpu_ref"},
     {0, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 0, 16, 0, 16, 0, 0, 0, 0, BMM_CPU_SMALL, 0, 0, 0, 0, 0, 0,
-     "cpu dev VM 2026-11-23 3x1x25: 2.3x cpu_ref; 4^3..16^3: 5-20x cpu_dot"},
+     "cpu dev VM 2026-11-23 3x1x25: 2.3x cpu_ref; 4^3..16^3: 1.2-20x cpu_dot"},
+    {0, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 0, 0, 8, 0, 0, 0, 0, 0, BMM_CPU_BLOCKED, 0, 0, 0, 0, 0, 0,
+     "cpu dev VM 2026-11-23 1 thread 32^3..1024^3: f32 2.6-2.8x, f64 1.9-2.4x cpu_dot"},
     {BMM_DT(BMM_F64), 0, 16, 0, 16, 0, 16, 0, 0, 0, BMM_CPU_BLOCKED, 0, 0, 0, 0, 0, 0,
      "cpu dev VM 2026-11-23 bench_cpu f64 128^3..1024^3: 2.3-3.4x cpu_dot"},
     {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, BMM_CPU_DOT, 0, 0, 0, 0, 0, 0,
-     "catch-all; dev VM 2026-11-23 bench_cpu: f32 32^3..1024^3 3-10x blocked, col_a 2x ref"},
+     "catch-all; dev VM 2026-11-23 bench_cpu: col_a 2x ref, n < 8"},
 };
 
 #ifdef __cplusplus
