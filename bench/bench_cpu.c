@@ -76,30 +76,61 @@ static double bench_copy_bw(size_t bytes) {
 }
 
 /* GFLOP/s of independent FMA chains: 16 vectors of accumulators per thread
-   cover latency x throughput of two FMA pipes; the same FMA macro as the
-   kernels, so this is the peak that code can reach. */
-#define BENCH_FMA_PEAK(E, name, T, sz)                              \
-  static double bench_fma_peak_##name(void) {                       \
-    enum { NACC = 16 * 64 / sz };                                   \
-    const long iters = 20000000L / (64 / sz);                       \
-    double t0 = now_s(), sink = 0;                                  \
-    int nt = 1;                                                     \
-    BENCH_OMP_PARALLEL {                                            \
-      T acc[NACC], x = (T)0.999999, y = (T)1e-7;                    \
-      long it;                                                      \
-      int v;                                                        \
-      for (v = 0; v < NACC; ++v)                                    \
-        acc[v] = (T)v;                                              \
-      for (it = 0; it < iters; ++it) {                              \
-        for (v = 0; v < NACC; ++v)                                  \
-          acc[v] = BMM__FMA_##name(acc[v], x, y);                   \
-      }                                                             \
-      for (v = 1; v < NACC; ++v)                                    \
-        acc[0] += acc[v];                                           \
-      BENCH_OMP_CRITICAL { sink += (double)acc[0], nt = BENCH_NT; } \
-    }                                                               \
-    if (sink == 42.0) fprintf(stderr, " ");                         \
-    return 2.0 * NACC * (double)iters * nt / (now_s() - t0) / 1e9;  \
+   cover latency x throughput of two FMA pipes. With GCC vector extensions
+   (as the cpu_blocked tile uses) the vectors are BMM__CPU_VBYTES wide, the
+   widest the kernels use: the autovectoriser alone picks 16-byte vectors
+   under some -march=native tunings (znver1) and read half the peak. */
+#if BMM__CPU_VEXT
+/* ISO C mode does not contract a * x + y into an FMA; ask for it (gcc) */
+#if defined(__clang__)
+#define BENCH_FMA_ATTR
+#else
+#define BENCH_FMA_ATTR __attribute__((optimize("fp-contract=fast")))
+#endif
+#define BENCH_FMA_T(name, T) bmm__vec_##name
+#define BENCH_FMA_LANES(sz) (BMM__CPU_VBYTES / (sz))
+#define BENCH_FMA_STEP(name, a, x, y) ((a) * (x) + (y))
+#define BENCH_FMA_SUM(a, sz) bench_lanes_sum((const void *)&(a), sz)
+static double bench_lanes_sum(const void *v, int sz) {
+  double s = 0;
+  int i;
+  for (i = 0; i < BMM__CPU_VBYTES / sz; ++i)
+    s += sz == 4 ? (double)((const float *)v)[i] : ((const double *)v)[i];
+  return s;
+}
+#else
+#define BENCH_FMA_ATTR
+#define BENCH_FMA_T(name, T) T
+#define BENCH_FMA_LANES(sz) 1
+#define BENCH_FMA_STEP(name, a, x, y) BMM__FMA_##name(a, x, y)
+#define BENCH_FMA_SUM(a, sz) (double)(a)
+#endif
+#define BENCH_FMA_PEAK(E, name, T, sz)                                                   \
+  static BENCH_FMA_ATTR double bench_fma_peak_##name(void) {                             \
+    enum { NACC = BENCH_FMA_LANES(sz) > 1 ? 16 : 16 * 64 / sz };                         \
+    const long iters = 20000000L / (64 / sz);                                            \
+    double t0 = now_s(), sink = 0;                                                       \
+    int nt = 1;                                                                          \
+    BENCH_OMP_PARALLEL {                                                                 \
+      BENCH_FMA_T(name, T) acc[NACC], x = {0}, y = {0};                                  \
+      long it;                                                                           \
+      int v;                                                                             \
+      x += (T)0.999999, y += (T)1e-7; /* a scalar broadcasts to every lane */            \
+      for (v = 0; v < NACC; ++v)                                                         \
+        acc[v] = x * (T)v;                                                               \
+      for (it = 0; it < iters; ++it) {                                                   \
+        for (v = 0; v < NACC; ++v)                                                       \
+          acc[v] = BENCH_FMA_STEP(name, acc[v], x, y);                                   \
+      }                                                                                  \
+      for (v = 1; v < NACC; ++v)                                                         \
+        acc[0] += acc[v];                                                                \
+      BENCH_OMP_CRITICAL {                                                               \
+        sink += BENCH_FMA_SUM(acc[0], sz);                                               \
+        nt = BENCH_NT;                                                                   \
+      }                                                                                  \
+    }                                                                                    \
+    if (sink == 42.0) fprintf(stderr, " ");                                              \
+    return 2.0 * NACC * BENCH_FMA_LANES(sz) * (double)iters * nt / (now_s() - t0) / 1e9; \
   }
 #ifdef _OPENMP
 #define BENCH_OMP_PARALLEL _Pragma("omp parallel")
