@@ -199,6 +199,15 @@ static void bmm__cpu_parallel(const bmm_plan *pl, bmm__cpu_range_fn fn, int64_t 
     }                                           \
   } while (0)
 
+/* A, B and C of batch entry bi */
+#define BMM__CPU_PTRS(T, pl, bi, A, B, C)                               \
+  do {                                                                  \
+    int64_t oa_, ob_, oc_;                                              \
+    BMM__CPU_OFFSETS(pl, bi, oa_, ob_, oc_);                            \
+    A = (const T *)(pl)->a.ptr + oa_, B = (const T *)(pl)->b.ptr + ob_; \
+    C = (T *)(pl)->c.ptr + oc_;                                         \
+  } while (0)
+
 /* Store cnt results acc[0..cnt) to C at stride cs, j0 + jstep*t being the
    column of result t (for the bias). Same arithmetic as BMM__EPILOGUE, with the
    branches hoisted so that each case is one vectorisable loop. */
@@ -290,11 +299,9 @@ static int bmm__cpu_dot_form(const bmm_plan *pl) {
     int64_t bi, i, j, l, t;                                                                     \
     T acc[BMM__CPU_CHUNK];                                                                      \
     for (bi = b0; bi < b1; ++bi) {                                                              \
-      int64_t oa, ob, oc;                                                                       \
       const T *A, *B;                                                                           \
       T *C;                                                                                     \
-      BMM__CPU_OFFSETS(pl, bi, oa, ob, oc);                                                     \
-      A = (const T *)pl->a.ptr + oa, B = (const T *)pl->b.ptr + ob, C = (T *)pl->c.ptr + oc;    \
+      BMM__CPU_PTRS(T, pl, bi, A, B, C);                                                        \
       if (form == BMM__DOT_FORM_ROWS) {                                                         \
         for (i = 0; i < m; ++i)                                                                 \
           for (j = 0; j < n; j += BMM__CPU_CHUNK) {                                             \
@@ -643,11 +650,9 @@ typedef double bmm__uvec_f64 __attribute__((vector_size(BMM__CPU_VBYTES), aligne
       }                                                                                           \
     }                                                                                             \
     for (bi = b0; bi < b1; ++bi) {                                                                \
-      int64_t oa, ob, oc;                                                                         \
       const T *A, *B;                                                                             \
       T *C;                                                                                       \
-      BMM__CPU_OFFSETS(pl, bi, oa, ob, oc);                                                       \
-      A = (const T *)pl->a.ptr + oa, B = (const T *)pl->b.ptr + ob, C = (T *)pl->c.ptr + oc;      \
+      BMM__CPU_PTRS(T, pl, bi, A, B, C);                                                          \
       if (in_place) {                                                                             \
         for (ir = 0; ir < m; ir += MR) {                                                          \
           const int64_t h = m - ir < (int64_t)MR ? m - ir : (int64_t)MR;                          \
