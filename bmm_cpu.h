@@ -705,16 +705,16 @@ typedef double bmm__uvec_f64 __attribute__((vector_size(BMM__CPU_VBYTES), aligne
               /* the panel is zero-padded to NR: the tile's full-width path */                    \
               bmm__cpu_tiles_##name[h - 1][w > VL](kc, at, ars, acs, bp + jr * kc, NR,            \
                                                    w > VL ? NR : VL, out);                        \
-              for (i = 0; i < h; ++i) {                                                           \
-                T *cp = C + (ir + i) * crs + (jc + jr) * ccs;                                     \
-                if (pc == 0) {                                                                    \
-                  BMM__CPU_STORE(T, pl, cp, ccs, out + i * NR, w, jc + jr, 1);                    \
-                } else {                                                                          \
+              if (pc == 0) /* the first KC block applies the epilogue */                          \
+                BMM__BLK_STORE(T, name, pl, C + ir * crs + (jc + jr) * ccs, crs, ccs, out, h, w,  \
+                               jc + jr);                                                          \
+              else                                                                                \
+                for (i = 0; i < h; ++i) {                                                         \
+                  T *cp = C + (ir + i) * crs + (jc + jr) * ccs;                                   \
                   const T al = (T)pl->alpha;                                                      \
                   for (j = 0; j < w; ++j)                                                         \
                     cp[j * ccs] += al * out[i * NR + j];                                          \
                 }                                                                                 \
-              }                                                                                   \
             }                                                                                     \
           }                                                                                       \
         }                                                                                         \

@@ -39,16 +39,6 @@ static int threads(void) {
 #endif
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* GB/s of memcpy over `threads()` threads, each copying its own slice. */
 static double bench_copy_bw(size_t bytes) {
   char *src = (char *)malloc(bytes), *dst = (char *)malloc(bytes);
@@ -72,7 +62,7 @@ static double bench_copy_bw(size_t bytes) {
     t[r] = now_s() - t0;
   }
   free(src), free(dst);
-  return 2.0 * (double)bytes / median(t, 7) / 1e9;
+  return 2.0 * (double)bytes / bmmx_median(t, 7) / 1e9;
 }
 
 /* GFLOP/s of independent FMA chains: 16 vectors of accumulators per thread
@@ -280,7 +270,7 @@ static bench_result run_one(bmm_problem *p, const bmmx_case *cs, void *c, int64_
     bmm_cpu(p);
     t[i] = now_s() - t0;
   }
-  r.ms = median(t, reps) * 1e3;
+  r.ms = bmmx_median(t, reps) * 1e3;
   r.gbps = bytes / (r.ms * 1e-3) / 1e9;
   r.gflops = flops / (r.ms * 1e-3) / 1e9;
   floor_s = bytes / (bw * 1e9);

@@ -126,16 +126,6 @@ static double bench_now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static int bench_cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double bench_median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static cudaEvent_t bench_ev0[BENCH_MAX_RUNS], bench_ev1[BENCH_MAX_RUNS];
 
 /* Median ms of `runs` event-timed executions of op(i). */
@@ -154,7 +144,7 @@ static double bench_time(bench_device *d, bench_op op, void *ctx, int runs) {
     BENCH_CUDA(cudaEventElapsedTime(&t, bench_ev0[r], bench_ev1[r]));
     ms[r] = t;
   }
-  return bench_median(ms, runs);
+  return bmmx_median(ms, runs);
 }
 
 typedef struct bench_copy_ctx {

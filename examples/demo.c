@@ -22,17 +22,6 @@
 
 #define REPS 7
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return a < b ? -1 : a > b;
-}
-
 #ifdef __CUDACC__
 #define BACKEND BMM_BACKEND_CUDA
 #define CK(x)                                                        \
@@ -79,8 +68,7 @@ static double copy_bandwidth(void *x, void *y, size_t bytes) {
     CK(cudaEventElapsedTime(&ms[r], e0, e1));
     t[r] = ms[r] * 1e-3;
   }
-  qsort(t, REPS, sizeof t[0], cmp_double);
-  return 2.0 * (double)bytes / t[REPS / 2];
+  return 2.0 * (double)bytes / bmmx_median(t, REPS);
 }
 /* Median seconds of REPS calls, after one warm-up; status of the first call. */
 static bmm_status time_call(const bmm_problem *p, double *sec) {
@@ -101,12 +89,16 @@ static bmm_status time_call(const bmm_problem *p, double *sec) {
     t[r] = ms * 1e-3;
   }
   CK(cudaGetLastError());
-  qsort(t, REPS, sizeof t[0], cmp_double);
-  *sec = t[REPS / 2];
+  *sec = bmmx_median(t, REPS);
   return BMM_OK;
 }
 #else
 #define BACKEND BMM_BACKEND_CPU
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 static void *dev_alloc(size_t bytes) { return malloc(bytes); }
 static void to_dev(void *d, const void *h, size_t bytes) { memcpy(d, h, bytes); }
 static void to_host(void *h, const void *d, size_t bytes) { memcpy(h, d, bytes); }
@@ -138,8 +130,7 @@ static double copy_bandwidth(void *x, void *y, size_t bytes) {
     }
     t[r] = now_s() - t0;
   }
-  qsort(t, REPS, sizeof t[0], cmp_double);
-  return 2.0 * (double)bytes / t[REPS / 2];
+  return 2.0 * (double)bytes / bmmx_median(t, REPS);
 }
 static bmm_status time_call(const bmm_problem *p, double *sec) {
   double t[REPS];
@@ -151,8 +142,7 @@ static bmm_status time_call(const bmm_problem *p, double *sec) {
     bmm_cpu(p);
     t[r] = now_s() - t0;
   }
-  qsort(t, REPS, sizeof t[0], cmp_double);
-  *sec = t[REPS / 2];
+  *sec = bmmx_median(t, REPS);
   return BMM_OK;
 }
 #endif

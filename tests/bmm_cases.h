@@ -187,6 +187,17 @@ static inline void bmmx_poison(bmm_dtype dt, void *p, int64_t n) {
 #define BMMX_TOL_C 2.0
 #endif
 
+/* Median of n timings (sorts v in place): the benches, the demo and the
+   tuner report this. */
+static inline int bmmx__cmp_double(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+static inline double bmmx_median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, bmmx__cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 static inline double bmmx_unit_roundoff(bmm_dtype dt) {
   return dt == BMM_F32 ? 5.9604644775390625e-8 : 1.1102230246251565e-16;
 }

@@ -462,16 +462,6 @@ typedef struct bmmt_cand {
   bmm_status st; /* why it did not run */
 } bmmt_cand;
 
-static double bmmt__median(double *s, int n) {
-  int i, j;
-  for (i = 1; i < n; ++i)
-    for (j = i; j > 0 && s[j] < s[j - 1]; --j) {
-      double x = s[j];
-      s[j] = s[j - 1], s[j - 1] = x;
-    }
-  return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-}
-
 /* Time a case under each candidate table, interleaved: first each one's
    checked call (C poisoned, compared with bmm_reference on 4 batch entries),
    calibration and first sample; then candidates slower than `prune` times the
@@ -528,7 +518,7 @@ static void bmmt__time_cands(bmmt_state *S, const bmmx_case *c, bmmt_cand *cd, i
       x->samples = r + 1;
     }
   for (i = 0; i < ncd; ++i)
-    if (cd[i].samples > 0) cd[i].t = bmmt__median(cd[i].s, cd[i].samples);
+    if (cd[i].samples > 0) cd[i].t = bmmx_median(cd[i].s, cd[i].samples);
 }
 
 /* A table that gives configuration cfg to everything it claims. */
