@@ -355,20 +355,154 @@ static int bmm__cpu_dot_form(const bmm_plan *pl) {
 BMM_DTYPES(BMM__CPU_DOT)
 #undef BMM__CPU_DOT
 
+/* GCC vector extensions keep each sum in one register (plain C arrays of sums
+   are left in memory by gcc 12 at -O3, 5-20 GFLOP/s); BMM_CPU_PORTABLE or
+   another compiler gets the plain C tile. ISO C mode disables contraction,
+   so the tile asks for it: one fused multiply-add per term, as BMM__FMA. */
+#if defined(__GNUC__) && !defined(__CUDACC__) && !defined(BMM_CPU_PORTABLE)
+#define BMM__CPU_VEXT 1
+typedef float bmm__vec_f32 __attribute__((vector_size(BMM__CPU_VBYTES)));
+typedef double bmm__vec_f64 __attribute__((vector_size(BMM__CPU_VBYTES)));
+/* unaligned, aliasing views for loads and stores (a memcpy of 32 bytes is
+   split into 16-byte moves by gcc's znver1 tuning, which -march=native picks
+   on the dev VMs) */
+typedef float bmm__uvec_f32 __attribute__((vector_size(BMM__CPU_VBYTES), aligned(4), may_alias));
+typedef double bmm__uvec_f64 __attribute__((vector_size(BMM__CPU_VBYTES), aligned(8), may_alias));
+#define BMM__VLOAD(name, p) (*(const bmm__uvec_##name *)(const void *)(p))
+#define BMM__VSTORE(name, p, v) (*(bmm__uvec_##name *)(void *)(p) = (v))
+/* 16-byte views for the dot kernels (see BMM__CPU_SMALL_DOT) */
+typedef float bmm__v16_f32 __attribute__((vector_size(16), aligned(4), may_alias));
+typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alias));
+#define BMM__V16LOAD(name, p) (*(const bmm__v16_##name *)(const void *)(p))
+#if defined(__clang__)
+#define BMM__VEXT_ATTR __attribute__((noinline))
+#else
+#define BMM__VEXT_ATTR __attribute__((noinline, optimize("fp-contract=fast")))
+#endif
+#else
+#define BMM__CPU_VEXT 0
+#define BMM__VEXT_ATTR
+#endif
+
+/* Entries of [b0, b0 + len*S) are visited as S interleaved sub-ranges, the
+   rest in order: several sequential streams per thread keep more hardware
+   prefetchers busy (a pure 2-thread read on the dev VM, 2026-11-23: 21 GB/s as
+   one stream per thread, 25-30 GB/s as 4-6). Entries are independent, so the
+   order changes no bits. */
+#ifndef BMM__CPU_STREAMS
+#define BMM__CPU_STREAMS 4
+#endif
+#define BMM__CPU_STREAM_AT(b0, len, st)                                     \
+  ((st) < BMM__CPU_STREAMS * (len)                                          \
+       ? (b0) + ((st) % BMM__CPU_STREAMS) * (len) + (st) / BMM__CPU_STREAMS \
+       : (b0) + (st))
+
 /* ---- cpu_small: fixed-size register micro-kernels -------------------------
    Packed row-major entries (A batch stride m*k, B k*n or 0, C m*n). Each
    kernel has m, n and (where listed) k as constants, so the compiler unrolls
    and keeps the whole result tile in registers. Two forms: DOT (n == 1: m dot
    products over contiguous k, W partial sums) and AXPY (C tile += column of A
    times row of B, the tile vectorised over n). A K of `kk` is the run-time k. */
+#if BMM__CPU_VEXT
+/* Per row of A: two 16-byte sums over 2-vector steps, one more vector step if
+   it fits, scalars for the rest; the rows' lane sums in horizontal adds. On
+   the AVX2 dev VM (gcc 12, znver1 tuning) this is 1.2-2.8x the scalar-lane
+   form below at every K of 5..50 (f32 in L2: 3x1x20 9 ns per entry vs 25; the
+   lane form is worst at K 16..23); wider vectors were slower there. */
+#if defined(__clang__) || __GNUC__ >= 12
+/* r[i] = lane sum of s[i], i < 4: pairs of lanes, then pairs of pairs */
+#define BMM__HSUM_f32(s, r)                                                                        \
+  do {                                                                                             \
+    const bmm__v16_f32 p0 = __builtin_shufflevector(s[0], s[1], 0, 2, 4, 6) +                      \
+                            __builtin_shufflevector(s[0], s[1], 1, 3, 5, 7);                       \
+    const bmm__v16_f32 p1 = __builtin_shufflevector(s[2], s[3], 0, 2, 4, 6) +                      \
+                            __builtin_shufflevector(s[2], s[3], 1, 3, 5, 7);                       \
+    const bmm__v16_f32 q =                                                                         \
+        __builtin_shufflevector(p0, p1, 0, 2, 4, 6) + __builtin_shufflevector(p0, p1, 1, 3, 5, 7); \
+    r[0] = q[0], r[1] = q[1], r[2] = q[2], r[3] = q[3];                                            \
+  } while (0)
+#define BMM__HSUM_f64(s, r)                                                                    \
+  do {                                                                                         \
+    const bmm__v16_f64 p0 =                                                                    \
+        __builtin_shufflevector(s[0], s[1], 0, 2) + __builtin_shufflevector(s[0], s[1], 1, 3); \
+    const bmm__v16_f64 p1 =                                                                    \
+        __builtin_shufflevector(s[2], s[3], 0, 2) + __builtin_shufflevector(s[2], s[3], 1, 3); \
+    r[0] = p0[0], r[1] = p0[1], r[2] = p1[0], r[3] = p1[1];                                    \
+  } while (0)
+#else
+/* older gcc: no __builtin_shufflevector; the same sums lane by lane */
+#define BMM__HSUM_f32(s, r)                                  \
+  do {                                                       \
+    int i_;                                                  \
+    for (i_ = 0; i_ < 4; ++i_)                               \
+      r[i_] = (s[i_][0] + s[i_][1]) + (s[i_][2] + s[i_][3]); \
+  } while (0)
+#define BMM__HSUM_f64(s, r)        \
+  do {                             \
+    int i_;                        \
+    for (i_ = 0; i_ < 4; ++i_)     \
+      r[i_] = s[i_][0] + s[i_][1]; \
+  } while (0)
+#endif
+/* One batch entry bi; M <= 4 (the DOT list's shapes). */
+#define BMM__CPU_DOT_ENTRY(name, T, M, K, bi)                                   \
+  do {                                                                          \
+    const T *BMM__RESTRICT A = (const T *)pl->a.ptr + (bi)*sa;                  \
+    const T *BMM__RESTRICT B = (const T *)pl->b.ptr + (bi)*sb;                  \
+    T *BMM__RESTRICT C = (T *)pl->c.ptr + (bi)*sc;                              \
+    bmm__v16_##name s[4];                                                       \
+    T t[4], acc[4];                                                             \
+    int64_t i, l;                                                               \
+    for (i = 0; i < 4; ++i) {                                                   \
+      bmm__v16_##name s0 = {0}, s1 = {0};                                       \
+      t[i] = 0;                                                                 \
+      if (i < M) {                                                              \
+        const T *BMM__RESTRICT ar = A + i * (K);                                \
+        for (l = 0; l + 2 * V <= (K); l += 2 * V) {                             \
+          s0 += BMM__V16LOAD(name, ar + l) * BMM__V16LOAD(name, B + l);         \
+          s1 += BMM__V16LOAD(name, ar + l + V) * BMM__V16LOAD(name, B + l + V); \
+        }                                                                       \
+        if ((K)-l >= V) {                                                       \
+          s0 += BMM__V16LOAD(name, ar + l) * BMM__V16LOAD(name, B + l);         \
+          l += V;                                                               \
+        }                                                                       \
+        for (; l < (K); ++l)                                                    \
+          t[i] = BMM__FMA_##name(ar[l], B[l], t[i]);                            \
+        if ((K) >= 2 * V) s0 += s1;                                             \
+      }                                                                         \
+      s[i] = s0;                                                                \
+    }                                                                           \
+    BMM__HSUM_##name(s, acc);                                                   \
+    for (i = 0; i < M; ++i)                                                     \
+      acc[i] += t[i];                                                           \
+    BMM__CPU_STORE(T, pl, C, 1, acc, M, 0, 0);                                  \
+  } while (0)
+#define BMM__CPU_SMALL_DOT(name, T, M, N, K, TAG)                                     \
+  static BMM__VEXT_ATTR void bmm__cpu_small_##name##_DOT##M##x##N##x##TAG(            \
+      const bmm_plan *pl, int64_t b0, int64_t b1) {                                   \
+    enum { V = 16 / (int)sizeof(T), M_AT_MOST_4 = 1 / ((M) <= 4) };                   \
+    const int64_t kk = pl->k, sa = pl->a.batch_stride[0], sb = pl->b.batch_stride[0]; \
+    const int64_t sc = pl->c.batch_stride[0];                                         \
+    const int64_t len = (b1 - b0) / BMM__CPU_STREAMS;                                 \
+    int64_t u, q;                                                                     \
+    (void)kk;                                                                         \
+    for (u = 0; u < len; ++u)                                                         \
+      for (q = 0; q < BMM__CPU_STREAMS; ++q)                                          \
+        BMM__CPU_DOT_ENTRY(name, T, M, K, b0 + q * len + u);                          \
+    for (u = b0 + BMM__CPU_STREAMS * len; u < b1; ++u)                                \
+      BMM__CPU_DOT_ENTRY(name, T, M, K, u);                                           \
+  }
+#else
 #define BMM__CPU_SMALL_DOT(name, T, M, N, K, TAG)                                          \
   static void bmm__cpu_small_##name##_DOT##M##x##N##x##TAG(const bmm_plan *pl, int64_t b0, \
                                                            int64_t b1) {                   \
     const int64_t kk = pl->k, sa = pl->a.batch_stride[0], sb = pl->b.batch_stride[0];      \
     const int64_t sc = pl->c.batch_stride[0];                                              \
-    int64_t bi, i, l, v, w;                                                                \
+    int64_t st, bi, i, l, v, w;                                                            \
+    const int64_t len = (b1 - b0) / BMM__CPU_STREAMS;                                      \
     (void)kk;                                                                              \
-    for (bi = b0; bi < b1; ++bi) {                                                         \
+    for (st = 0; st < b1 - b0; ++st) {                                                     \
+      bi = BMM__CPU_STREAM_AT(b0, len, st);                                                \
       const T *BMM__RESTRICT A = (const T *)pl->a.ptr + bi * sa;                           \
       const T *BMM__RESTRICT B = (const T *)pl->b.ptr + bi * sb;                           \
       T *BMM__RESTRICT C = (T *)pl->c.ptr + bi * sc;                                       \
@@ -394,15 +528,18 @@ BMM_DTYPES(BMM__CPU_DOT)
       BMM__CPU_STORE(T, pl, C, 1, acc, M, 0, 0);                                           \
     }                                                                                      \
   }
+#endif
 
 #define BMM__CPU_SMALL_AXPY(name, T, M, N, K, TAG)                                          \
   static void bmm__cpu_small_##name##_AXPY##M##x##N##x##TAG(const bmm_plan *pl, int64_t b0, \
                                                             int64_t b1) {                   \
     const int64_t kk = pl->k, sa = pl->a.batch_stride[0], sb = pl->b.batch_stride[0];       \
     const int64_t sc = pl->c.batch_stride[0];                                               \
-    int64_t bi, i, j, l;                                                                    \
+    int64_t st, bi, i, j, l;                                                                \
+    const int64_t len = (b1 - b0) / BMM__CPU_STREAMS;                                       \
     (void)kk;                                                                               \
-    for (bi = b0; bi < b1; ++bi) {                                                          \
+    for (st = 0; st < b1 - b0; ++st) {                                                      \
+      bi = BMM__CPU_STREAM_AT(b0, len, st);                                                 \
       const T *BMM__RESTRICT A = (const T *)pl->a.ptr + bi * sa;                            \
       const T *BMM__RESTRICT B = (const T *)pl->b.ptr + bi * sb;                            \
       T *BMM__RESTRICT C = (T *)pl->c.ptr + bi * sc;                                        \
@@ -469,31 +606,6 @@ BMM_DTYPES(BMM__CPU_SMALL_ALL)
 /* k*n*sizeof(T) up to which B is read in place (fits the 1-2 MiB L2) */
 #define BMM__BLK_INPLACE_BYTES (256 * 1024)
 
-/* GCC vector extensions keep each sum in one register (plain C arrays of sums
-   are left in memory by gcc 12 at -O3, 5-20 GFLOP/s); BMM_CPU_PORTABLE or
-   another compiler gets the plain C tile. ISO C mode disables contraction,
-   so the tile asks for it: one fused multiply-add per term, as BMM__FMA. */
-#if defined(__GNUC__) && !defined(__CUDACC__) && !defined(BMM_CPU_PORTABLE)
-#define BMM__CPU_VEXT 1
-typedef float bmm__vec_f32 __attribute__((vector_size(BMM__CPU_VBYTES)));
-typedef double bmm__vec_f64 __attribute__((vector_size(BMM__CPU_VBYTES)));
-/* unaligned, aliasing views for loads and stores (a memcpy of 32 bytes is
-   split into 16-byte moves by gcc's znver1 tuning, which -march=native picks
-   on this Zen 5 VM) */
-typedef float bmm__uvec_f32 __attribute__((vector_size(BMM__CPU_VBYTES), aligned(4), may_alias));
-typedef double bmm__uvec_f64 __attribute__((vector_size(BMM__CPU_VBYTES), aligned(8), may_alias));
-#define BMM__VLOAD(name, p) (*(const bmm__uvec_##name *)(const void *)(p))
-#define BMM__VSTORE(name, p, v) (*(bmm__uvec_##name *)(void *)(p) = (v))
-#if defined(__clang__)
-#define BMM__TILE_ATTR __attribute__((noinline))
-#else
-#define BMM__TILE_ATTR __attribute__((noinline, optimize("fp-contract=fast")))
-#endif
-#else
-#define BMM__CPU_VEXT 0
-#define BMM__TILE_ATTR
-#endif
-
 /* Tile signature: sums over l < k of a[i*ars + l*acs] * b[l*brs + j] for
    i < R, j < w (w <= NV vectors), written to out[i * 2 vectors + j]. */
 #define BMM__BLK_TILE_ARGS(T)                                                              \
@@ -518,7 +630,7 @@ typedef double bmm__uvec_f64 __attribute__((vector_size(BMM__CPU_VBYTES), aligne
     if (NV > 1) BMM__VSTORE(name, out + i * 2 * VL + VL, c##i##1); \
   }
 #define BMM__CPU_BLK_TILE(name, T, R, NV)                                                     \
-  static BMM__TILE_ATTR void bmm__cpu_tile_##name##_##R##x##NV(BMM__BLK_TILE_ARGS(T)) {       \
+  static BMM__VEXT_ATTR void bmm__cpu_tile_##name##_##R##x##NV(BMM__BLK_TILE_ARGS(T)) {       \
     enum { VL = BMM__CPU_VBYTES / (int)sizeof(T) };                                           \
     typedef bmm__vec_##name V;                                                                \
     V c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0}, c30 = {0}, c31 = {0}; \
@@ -736,7 +848,7 @@ BMM_DTYPES(BMM__CPU_BLOCKED)
 #undef BMM__BLK_MR
 #undef BMM__BLK_KC
 #undef BMM__BLK_INPLACE_BYTES
-#undef BMM__TILE_ATTR
+#undef BMM__VEXT_ATTR
 
 /* cpu_small's kernel for (m, n, k): the blocked tile where a row of C fills
    two vectors (it beats the constant-size kernels there: 16^3 f32 1.4x, f64

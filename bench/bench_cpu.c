@@ -65,6 +65,45 @@ static double bench_copy_bw(size_t bytes) {
   return 2.0 * (double)bytes / bmmx_median(t, 7) / 1e9;
 }
 
+/* GB/s of a read-only pass over `bytes`, each thread reading its slice as
+   `streams` interleaved sub-slices (64-byte steps). Not a roofline: it shows
+   how much of the copy bandwidth one sequential stream per core can pull, and
+   that more streams in flight per core get more (see cpu_small's streams). */
+static double bench_read_bw(size_t bytes, int streams) {
+  const size_t words = bytes / 8;
+  uint64_t *src = (uint64_t *)malloc(bytes), sum = 0, got = 0;
+  double t[7];
+  size_t i;
+  int r;
+  if (!src) return 0;
+  for (i = 0; i < words; ++i)
+    src[i] = 1;
+  for (r = 0; r < 7; ++r) {
+    double t0 = now_s();
+#ifdef _OPENMP
+#pragma omp parallel reduction(+ : sum, got)
+#endif
+    {
+      size_t nt = 1, id = 0, len, c, q, w;
+#ifdef _OPENMP
+      nt = (size_t)omp_get_num_threads(), id = (size_t)omp_get_thread_num();
+#endif
+      len = words / nt / (size_t)streams / 8 * 8;
+      got += len * (size_t)streams;
+      for (c = 0; c < len; c += 8)
+        for (q = 0; q < (size_t)streams; ++q) {
+          const uint64_t *p = src + words / nt * id + q * len + c;
+          for (w = 0; w < 8; ++w)
+            sum += p[w];
+        }
+    }
+    t[r] = now_s() - t0;
+  }
+  free(src);
+  /* every word is 1, so the sum counts the words read (and keeps the reads) */
+  return sum == got ? (double)got / 7.0 * 8.0 / bmmx_median(t, 7) / 1e9 : 0.0;
+}
+
 /* GFLOP/s of independent FMA chains: 16 vectors of accumulators per thread
    cover latency x throughput of two FMA pipes. With GCC vector extensions
    (as the cpu_blocked tile uses) the vectors are BMM__CPU_VBYTES wide, the
@@ -320,6 +359,8 @@ int main(int argc, char **argv) {
           "bench_cpu: %d thread%s, copy bandwidth %.1f GB/s (memcpy 256 MB, read+write), FMA "
           "peak f32 %.0f f64 %.0f GFLOP/s (measured), rows scaled to <= %.0f MB\n",
           threads(), threads() == 1 ? "" : "s", bw, peak[BMM_F32], peak[BMM_F64], mb);
+  fprintf(stderr, "bench_cpu: read-only pass %.1f GB/s as one stream per thread, %.1f as 4\n",
+          bench_read_bw((size_t)256 << 20, 1), bench_read_bw((size_t)256 << 20, 4));
   fprintf(stderr, "%-22s %-4s %8s %-14s %-15s %9s %7s %8s %6s\n", "name", "dt", "batch", "m,n,k",
           "strategy", "ms", "GB/s", "GFLOP/s", "%roof");
   printf("name,dtype,batch,m,n,k,layout,strategy,ms,gbps,gflops,pct_roofline\n");
