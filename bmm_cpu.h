@@ -400,9 +400,9 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
 /* ---- cpu_small: fixed-size register micro-kernels -------------------------
    Packed row-major entries (A batch stride m*k, B k*n or 0, C m*n). Each
    kernel has m, n and (where listed) k as constants, so the compiler unrolls
-   and keeps the whole result tile in registers. Two forms: DOT (n == 1: m dot
-   products over contiguous k, W partial sums) and AXPY (C tile += column of A
-   times row of B, the tile vectorised over n). A K of `kk` is the run-time k. */
+   and keeps the whole result tile in registers. Two forms: DOT (n == 1, m <= 4
+   dot products over contiguous k) and AXPY (C tile += column of A times row of
+   B, the tile vectorised over n). A K of `kk` is the run-time k. */
 #if BMM__CPU_VEXT
 /* Per row of A: two 16-byte sums over 2-vector steps, one more vector step if
    it fits, scalars for the rest; the rows' lane sums in horizontal adds. On
@@ -875,6 +875,15 @@ BMM_DTYPES(BMM__CPU_SMALL_SELECT)
    BMM__BS_CHUNK entries; C[i][j] of VB entries at a time is accumulated in
    registers over k. Every lane does the same scalar sequence, so chunk borders
    (which depend on nothing but the batch) never change the bits. */
+/* Every (i, l) row of A and l row of B is its own stream (k*(m+1) of them,
+   more than the hardware prefetchers follow): each asks for its data 512 bytes
+   ahead (seed_k25_batch_inner, AVX2 dev VM 2026-11-23: 47-55% -> 60-72% of copy) */
+#if defined(__GNUC__)
+#define BMM__PF(p) __builtin_prefetch(p)
+#else
+#define BMM__PF(p) ((void)0)
+#endif
+#define BMM__BS_PF(T) (512 / (int)sizeof(T))
 #define BMM__BS_CHUNK 256
 #define BMM__CPU_BATCH_SIMD(E, name, T, sz)                                             \
   static void bmm__cpu_bsimd_range_##name(const bmm_plan *pl, int64_t u0, int64_t u1) { \
@@ -900,6 +909,8 @@ BMM_DTYPES(BMM__CPU_SMALL_SELECT)
               for (l = 0; l < k; ++l) {                                                 \
                 const T *BMM__RESTRICT x = A + i * ars + l * acs + vb;                  \
                 const T *BMM__RESTRICT y = B + l * brs + j * bcs + vb;                  \
+                BMM__PF(x + BMM__BS_PF(T));                                             \
+                if (i == 0) BMM__PF(y + BMM__BS_PF(T)); /* later rows of C reuse B */   \
                 for (v = 0; v < VB; ++v)                                                \
                   acc[v] = BMM__FMA_##name(x[v], y[v], acc[v]);                         \
               }                                                                         \
@@ -963,7 +974,7 @@ BMM__CPU_ENTRY(cpu_batch_simd, BMM__PICK_BSIMD)
 #undef BMM__PICK_BSIMD
 
 /* The CPU default table: first match wins. Measured on the 2-vCPU AMD EPYC
-   (Zen 5; the VM exposes AVX2+FMA, no AVX-512) dev VM, 2026-11-23, gcc 12 -O3
+   dev VM (AVX2+FMA, no AVX-512: gcc reads it as znver1), 2026-11-23, gcc 12 -O3
    -march=native -fopenmp, by `bench/bench_cpu` and a per-shape timer over
    the same strategies (min of 15-25 runs, one thread; numbers in
    bench/notes/cpu.md). The machine was shared, so only ratios of 1.3x and
