@@ -24,8 +24,9 @@
      BMM_FORCE_CPU_STRATEGY  a bmm_strategy (e.g. BMM_CPU_DOT) that every AUTO
                           CPU call uses instead of the table
      BMM_NO_THREADS       no locking (single-threaded programs, no pthreads)
-     BMM_CPU_PORTABLE     plain C tiles only (no GCC vector extensions in the
-                          cpu_blocked tile; the slower fallback, tested too)
+     BMM_CPU_PORTABLE     plain C kernels only (no GCC vector extensions in the
+                          cpu_blocked tile and cpu_small's dot kernels; the
+                          slower fallback, tested too)
      BMM_API              linkage of the public functions (default: extern)
    Run-time configuration:
      bmm_set_table(), bmm_load_table_file(), and the environment variable

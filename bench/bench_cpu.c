@@ -65,19 +65,14 @@ static double bench_copy_bw(size_t bytes) {
   return 2.0 * (double)bytes / bmmx_median(t, 7) / 1e9;
 }
 
-/* GB/s of a read-only pass over `bytes`, each thread reading its slice as
+/* GB/s of a read-only pass over src[0, words) (every word 1), each thread reading its slice as
    `streams` interleaved sub-slices (64-byte steps). Not a roofline: it shows
    how much of the copy bandwidth one sequential stream per core can pull, and
    that more streams in flight per core get more (see cpu_small's streams). */
-static double bench_read_bw(size_t bytes, int streams) {
-  const size_t words = bytes / 8;
-  uint64_t *src = (uint64_t *)malloc(bytes), sum = 0, got = 0;
+static double bench_read_bw(const uint64_t *src, size_t words, int streams) {
+  uint64_t sum = 0, got = 0;
   double t[7];
-  size_t i;
   int r;
-  if (!src) return 0;
-  for (i = 0; i < words; ++i)
-    src[i] = 1;
   for (r = 0; r < 7; ++r) {
     double t0 = now_s();
 #ifdef _OPENMP
@@ -99,7 +94,6 @@ static double bench_read_bw(size_t bytes, int streams) {
     }
     t[r] = now_s() - t0;
   }
-  free(src);
   /* every word is 1, so the sum counts the words read (and keeps the reads) */
   return sum == got ? (double)got / 7.0 * 8.0 / bmmx_median(t, 7) / 1e9 : 0.0;
 }
@@ -359,8 +353,17 @@ int main(int argc, char **argv) {
           "bench_cpu: %d thread%s, copy bandwidth %.1f GB/s (memcpy 256 MB, read+write), FMA "
           "peak f32 %.0f f64 %.0f GFLOP/s (measured), rows scaled to <= %.0f MB\n",
           threads(), threads() == 1 ? "" : "s", bw, peak[BMM_F32], peak[BMM_F64], mb);
-  fprintf(stderr, "bench_cpu: read-only pass %.1f GB/s as one stream per thread, %.1f as 4\n",
-          bench_read_bw((size_t)256 << 20, 1), bench_read_bw((size_t)256 << 20, 4));
+  {
+    const size_t words = (size_t)32 << 20; /* 256 MB */
+    uint64_t *src = (uint64_t *)malloc(words * 8);
+    size_t i;
+    for (i = 0; src && i < words; ++i)
+      src[i] = 1;
+    if (src)
+      fprintf(stderr, "bench_cpu: read-only pass %.1f GB/s as one stream per thread, %.1f as 4\n",
+              bench_read_bw(src, words, 1), bench_read_bw(src, words, 4));
+    free(src);
+  }
   fprintf(stderr, "%-22s %-4s %8s %-14s %-15s %9s %7s %8s %6s\n", "name", "dt", "batch", "m,n,k",
           "strategy", "ms", "GB/s", "GFLOP/s", "%roof");
   printf("name,dtype,batch,m,n,k,layout,strategy,ms,gbps,gflops,pct_roofline\n");
