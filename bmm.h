@@ -84,13 +84,13 @@ extern "C" {
    limit), what it is). Validation rejects a forced strategy outside its
    claim; a table rule whose strategy does not claim a problem is skipped.
    Kernels must be correct for everything they claim. */
-#define BMM_CPU_STRATEGIES(X)                                                   \
-  X(CPU_REF, cpu_ref, BMM_L_ALL, 0, 0, 0, "plain loops, any strides")           \
-  X(CPU_DOT, cpu_dot, BMM_L_ALL, 0, 0, 0, "contiguous-K dot / N-vector axpy")   \
-  X(CPU_SMALL, cpu_small, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 16, 16, 0,           \
-    "fixed-size register micro-kernels")                                        \
-  X(CPU_BLOCKED, cpu_blocked, BMM_L_ALL, 0, 0, 0, "packed cache-blocked tiles") \
-  X(CPU_BATCH_SIMD, cpu_batch_simd, BMM_L_BATCH_INNER, 0, 0, 0,                 \
+#define BMM_CPU_STRATEGIES(X)                                                        \
+  X(CPU_REF, cpu_ref, BMM_L_ALL, 0, 0, 0, "plain loops, any strides")                \
+  X(CPU_DOT, cpu_dot, BMM_L_ALL, 0, 0, 0, "contiguous-K dot / axpy / short columns") \
+  X(CPU_SMALL, cpu_small, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 16, 16, 0,                \
+    "fixed-size register micro-kernels")                                             \
+  X(CPU_BLOCKED, cpu_blocked, BMM_L_ALL, 0, 0, 0, "packed cache-blocked tiles")      \
+  X(CPU_BATCH_SIMD, cpu_batch_simd, BMM_L_BATCH_INNER, 0, 0, 0,                      \
     "SIMD across the batch for batch-innermost")
 
 #define BMM_CUDA_STRATEGIES(X)                                                   \

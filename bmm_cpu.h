@@ -374,6 +374,7 @@ typedef double bmm__uvec_f64 __attribute__((vector_size(BMM__CPU_VBYTES), aligne
 typedef float bmm__v16_f32 __attribute__((vector_size(16), aligned(4), may_alias));
 typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alias));
 #define BMM__V16LOAD(name, p) (*(const bmm__v16_##name *)(const void *)(p))
+#define BMM__V16STORE(name, p, v) (*(bmm__v16_##name *)(void *)(p) = (v))
 #if defined(__clang__)
 #define BMM__VEXT_ATTR __attribute__((noinline))
 #else
@@ -589,6 +590,116 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
 #define BMM__CPU_SMALL_ALL(E, name, T, sz) BMM__CPU_SMALL_KERNELS(BMM__CPU_SMALL_DEF, name, T)
 BMM_DTYPES(BMM__CPU_SMALL_ALL)
 #undef BMM__CPU_SMALL_ALL
+
+/* ---- cpu_dot, short columns: m = 2..4 rows of A stored as columns ---------
+   (a.row_stride 1, columns acs >= m apart: the col_a layout). cpu_dot's COLS
+   form has too few rows to vectorise, and its strided dot products ran at
+   37-62% of copy (seed_k25_col_a, AVX2 dev VM 2026-11-23). Here each column
+   of A is NV 16-byte loads times a broadcast of b, in four sums per vector
+   (an FMA's latency apart). A load covers up to NV*V - m elements past its
+   column, which lie inside the entry (acs >= m >= 2); those lanes are
+   dropped, and the last column is summed in scalars, so nothing past the
+   entry is read. Entries are walked as BMM__CPU_STREAMS interleaved
+   sub-ranges. Instances: N = 1 has packed entries (acs = m, n = 1, b
+   contiguous) and, for the seed's m = 3, constant k (in L2, 3x1x25 f32:
+   28 GB/s with every stride read from the plan, 36 packed, 45 packed with
+   k = 25); N = 0 takes any strides and n. */
+#if BMM__CPU_VEXT
+#define BMM__CPU_COLV_STEP(name, r)                                    \
+  if (l + 1 < k) {                                                     \
+    for (v = 0; v < NV; ++v)                                           \
+      s[r][v] += BMM__V16LOAD(name, A + l * acs + v * V) * b[l * brs]; \
+    ++l;                                                               \
+  }
+#define BMM__CPU_COLV_ENTRY(name, T, M, bi)                                              \
+  do {                                                                                   \
+    const T *BMM__RESTRICT A;                                                            \
+    const T *BMM__RESTRICT B;                                                            \
+    T *BMM__RESTRICT C;                                                                  \
+    int64_t j, l, v, r;                                                                  \
+    BMM__CPU_PTRS(T, pl, bi, A, B, C);                                                   \
+    for (j = 0; j < n; ++j) {                                                            \
+      const T *BMM__RESTRICT b = B + j * bcs;                                            \
+      bmm__v16_##name s[4][NV];                                                          \
+      T acc[NV * V];                                                                     \
+      for (r = 0; r < 4; ++r)                                                            \
+        for (v = 0; v < NV; ++v)                                                         \
+          s[r][v] = (bmm__v16_##name){0};                                                \
+      for (l = 0; l + 4 < k; l += 4) /* columns l..l+3 < k-1 */                          \
+        for (r = 0; r < 4; ++r)                                                          \
+          for (v = 0; v < NV; ++v)                                                       \
+            s[r][v] += BMM__V16LOAD(name, A + (l + r) * acs + v * V) * b[(l + r) * brs]; \
+      /* the rest but the last column (at most 3), sums named by constants */            \
+      BMM__CPU_COLV_STEP(name, 0);                                                       \
+      BMM__CPU_COLV_STEP(name, 1);                                                       \
+      BMM__CPU_COLV_STEP(name, 2);                                                       \
+      for (v = 0; v < NV; ++v)                                                           \
+        BMM__V16STORE(name, acc + v * V, (s[0][v] + s[1][v]) + (s[2][v] + s[3][v]));     \
+      for (v = 0; v < (M); ++v) /* l == k-1: the last column, in scalars */              \
+        acc[v] = BMM__FMA_##name(A[l * acs + v], b[l * brs], acc[v]);                    \
+      BMM__CPU_STORE(T, pl, C + j * ccs, crs, acc, M, j, 0);                             \
+    }                                                                                    \
+  } while (0)
+#define BMM__CPU_COLV(name, T, FORM, M, N, K, TAG)                                              \
+  static BMM__VEXT_ATTR void bmm__cpu_colv_##name##_##M##x##N##x##TAG(const bmm_plan *pl,       \
+                                                                      int64_t b0, int64_t b1) { \
+    enum { V = 16 / (int)sizeof(T), NV = ((M) + V - 1) / V };                                   \
+    const int64_t kk = pl->k, k = (K), n = (N) ? 1 : pl->n;                                     \
+    const int64_t acs = (N) ? (M) : pl->a.col_stride, brs = (N) ? 1 : pl->b.row_stride;         \
+    const int64_t bcs = pl->b.col_stride, crs = pl->c.row_stride, ccs = pl->c.col_stride;       \
+    const int64_t len = (b1 - b0) / BMM__CPU_STREAMS;                                           \
+    int64_t u, q;                                                                               \
+    (void)kk;                                                                                   \
+    for (u = 0; u < len; ++u)                                                                   \
+      for (q = 0; q < BMM__CPU_STREAMS; ++q)                                                    \
+        BMM__CPU_COLV_ENTRY(name, T, M, b0 + q * len + u);                                      \
+    for (u = b0 + BMM__CPU_STREAMS * len; u < b1; ++u)                                          \
+      BMM__CPU_COLV_ENTRY(name, T, M, u);                                                       \
+  }
+/* X(name, T, FORM, M, N, K, TAG), FORM unused; the first match is taken */
+// clang-format off
+#define BMM__CPU_COLV_KERNELS(X, name, T)                                                    \
+  BMM__CPU_SMALL_SEED_KS(X, name, T, 3)                                                      \
+  X(name, T, COL, 2, 1, kk, k) X(name, T, COL, 3, 1, kk, k) X(name, T, COL, 4, 1, kk, k)     \
+  X(name, T, COL, 2, 0, kk, k) X(name, T, COL, 3, 0, kk, k) X(name, T, COL, 4, 0, kk, k)
+// clang-format on
+#define BMM__CPU_COLV_ALL(E, name, T, sz) BMM__CPU_COLV_KERNELS(BMM__CPU_COLV, name, T)
+BMM_DTYPES(BMM__CPU_COLV_ALL)
+#undef BMM__CPU_COLV_ALL
+#undef BMM__CPU_COLV
+#undef BMM__CPU_COLV_ENTRY
+#undef BMM__CPU_COLV_STEP
+
+/* Where the short-column kernels apply: A columns of m = 2..4 contiguous
+   rows, acs >= m apart, and the per-call form would otherwise be strided dot
+   products. The N = 1 instances also need packed columns, n = 1 and b
+   contiguous. */
+#define BMM__CPU_COLV_PICK(name, T, FORM, M, N, K, TAG) \
+  if (m == (M) && k == (K) && (!(N) || packed)) return bmm__cpu_colv_##name##_##M##x##N##x##TAG;
+#define BMM__CPU_COLV_SELECT(name)                                                      \
+  if (pl->a.row_stride == 1 && pl->m >= 2 && pl->m <= 4 && pl->a.col_stride >= pl->m && \
+      bmm__cpu_dot_form(pl) == BMM__DOT_FORM_STRIDED) {                                 \
+    const int64_t m = pl->m, k = pl->k, kk = pl->k;                                     \
+    const int packed = pl->a.col_stride == m && pl->n == 1 && pl->b.row_stride == 1;    \
+    (void)kk;                                                                           \
+    BMM__CPU_COLV_KERNELS(BMM__CPU_COLV_PICK, name, T)                                  \
+  }
+#else
+#define BMM__CPU_COLV_SELECT(name) (void)pl;
+#endif
+
+/* cpu_dot's kernel for a call: a short-column one where it applies, else the
+   general one. */
+#define BMM__CPU_DOT_SELECT(E, name, T, sz)                                 \
+  static bmm__cpu_range_fn bmm__cpu_dot_select_##name(const bmm_plan *pl) { \
+    BMM__CPU_COLV_SELECT(name)                                              \
+    return bmm__cpu_dot_range_##name;                                       \
+  }
+BMM_DTYPES(BMM__CPU_DOT_SELECT)
+#undef BMM__CPU_DOT_SELECT
+#undef BMM__CPU_COLV_SELECT
+#undef BMM__CPU_COLV_PICK
+#undef BMM__CPU_COLV_KERNELS
 
 /* ---- cpu_blocked: an R x NV-vector register tile, B in place or packed ----
    The tile holds R <= 6 rows by NV <= 2 vectors of C in named variables (with
@@ -950,7 +1061,7 @@ BMM_DTYPES(BMM__CPU_BATCH_SIMD)
     fn = pl->use_ab ? (expr) : bmm__cpu_scale_##name; \
     break;
 
-#define BMM__PICK_DOT(E, name, T, sz) BMM__PICK_SCALE_OR(E, name, bmm__cpu_dot_range_##name)
+#define BMM__PICK_DOT(E, name, T, sz) BMM__PICK_SCALE_OR(E, name, bmm__cpu_dot_select_##name(pl))
 #define BMM__PICK_SMALL(E, name, T, sz) \
   BMM__PICK_SCALE_OR(E, name, bmm__cpu_small_select_##name(pl))
 #define BMM__PICK_BLOCKED(E, name, T, sz) BMM__PICK_SCALE_OR(E, name, bmm__cpu_blocked_range_##name)

@@ -1001,6 +1001,33 @@ static void test_random_large(void) {
     }
 }
 
+/* The seed's sweep, where cpu_small and cpu_dot have constant-k kernels
+   (k = 5..50 by 5, m = 3, n = 1) and run-time-k ones beside them: each k of
+   the sweep and its neighbours, m = 2..4, in the layouts those kernels take
+   (rowmajor, shared B, col_a), batch 37 (not a multiple of the 4 streams
+   each thread walks). */
+static void test_seed_sweep(void) {
+  static const int layouts[] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS, BMMX_COL_A};
+  int64_t k, m;
+  int l, dt, idx = 0;
+  for (dt = BMM_F32; dt <= BMM_F64; ++dt)
+    for (k = 4; k <= 51; ++k)
+      for (m = 2; m <= 4; ++m)
+        for (l = 0; l < (int)(sizeof layouts / sizeof layouts[0]); ++l) {
+          int bias;
+          bmm_problem p;
+          tprob t;
+          char label[64];
+          if (m != 3 && k % 5 != 0) continue; /* run-time k: the sweep's ks are enough */
+          p = case_shape((bmm_dtype)dt, layouts[l], 37, m, 1, k);
+          apply_mode(&p, idx, layouts[l], &bias);
+          snprintf(label, sizeof label, "seed sweep #%d %s", idx, bmmx_layout_name(layouts[l]));
+          tprob_make(&t, &p, bias, (uint64_t)idx + 9000, label);
+          tprob_run_all(&t, (unsigned)idx++);
+          tprob_free(&t);
+        }
+}
+
 /* The public suite (bench/suite.csv), the benchmark's cases, run here over
    every strategy with the batch cut to about 2^21 multiply-adds per case
    (cases over 2^24 per entry are only listed as skipped). */
@@ -2104,6 +2131,7 @@ static void test_table_concurrent(void) {
   X(random_batch1000)           \
   X(random_strided)             \
   X(random_large)               \
+  X(seed_sweep)                 \
   X(suite_cases)                \
   X(batchdims_seed)             \
   X(batchdims_xw_bias)          \
