@@ -887,6 +887,31 @@ static void test_sem_nonfinite(void) {
       }
 }
 
+/* An infinite alpha scales the whole sum: Inf * (p1 + p2), never
+   Inf * p1 + Inf * p2 (NaN where the parts differ in sign). cpu_blocked sums
+   k in blocks of 256 when it packs B (here: B over 256 KiB, or not
+   row-contiguous), and takes dot products for such calls. */
+static void test_sem_inf_alpha(void) {
+  static const int64_t shapes[][3] = {{2, 1, 513}, {3, 300, 600}, {7, 5, 300}};
+  int l, dt, s, idx = 0;
+  for (dt = BMM_F32; dt <= BMM_F64; ++dt)
+    for (l = 0; l < BMMX_LAYOUT_COUNT; ++l)
+      for (s = 0; s < 3; ++s, ++idx) {
+        bmm_problem p = case_shape((bmm_dtype)dt, l, 2, shapes[s][0], shapes[s][1], shapes[s][2]);
+        tprob t;
+        p.alpha = idx % 2 ? INFINITY : -INFINITY, p.beta = idx % 3 ? 1.0 : 0.0;
+        tprob_make(&t, &p, 0, (uint64_t)idx + 11000, "alpha = +-Inf, k > 256");
+        tprob_run_all(&t, (unsigned)idx);
+        {
+          int64_t inf = 0, x;
+          for (x = 0; t.have_expect && x < t.expect.samples * p.m * p.n; ++x)
+            inf += isinf((double)t.expect.ref[x]) != 0; /* glibc: -1 for -Inf */
+          CHECK(inf > 0, "%s: the reference has no Inf (test bug)", t.label);
+        }
+        tprob_free(&t);
+      }
+}
+
 /* A and B may be the same memory (both are only read): C = A * A^T. */
 static void test_sem_ab_alias(void) {
   static const int64_t shapes[][2] = {{1, 1}, {3, 5}, {16, 16}, {17, 70}, {33, 2}};
@@ -2124,6 +2149,7 @@ static void test_table_concurrent(void) {
   X(sem_alpha0_k0)              \
   X(sem_empty)                  \
   X(sem_nonfinite)              \
+  X(sem_inf_alpha)              \
   X(sem_ab_alias)               \
   X(random_batch0)              \
   X(random_batch1)              \
