@@ -981,7 +981,9 @@ BMM_DTYPES(BMM__CPU_BLOCKED)
 /* cpu_small's kernel for (m, n, k): the blocked tile where a row of C fills
    two vectors (it beats the constant-size kernels there: 16^3 f32 1.4x, f64
    12^3..16^3 1.2-1.4x, dev VM 2026-11-23), else the micro-kernel for the shape,
-   else the blocked tile where n fills a vector, else the dot kernel. */
+   else the blocked tile where n fills a vector, else the dot kernel. The
+   blocked range takes batch entries as units here: n <= 16 is one column
+   block (bmm__cpu_blk_ncols is 1). */
 #define BMM__CPU_SMALL_PICK(name, T, FORM, M, N, K, TAG) \
   if (m == M && n == N && k == (K)) return bmm__cpu_small_##name##_##FORM##M##x##N##x##TAG;
 #define BMM__CPU_SMALL_SELECT(E, name, T, sz)                                 \
@@ -1073,35 +1075,32 @@ BMM_DTYPES(BMM__CPU_BATCH_SIMD)
     bmm__cpu_parallel(pl, fn, nunits);                  \
   }
 
-#define BMM__PICK_SCALE_OR(E, name, expr)             \
-  case BMM_##E:                                       \
-    fn = pl->use_ab ? (expr) : bmm__cpu_scale_##name; \
+/* The range kernel `expr` over `units` work units, or C = beta*C (+ bias)
+   over the batch when A*B does not count (alpha = 0 or k = 0). */
+#define BMM__PICK_UNITS(E, name, expr, units) \
+  case BMM_##E:                               \
+    if (pl->use_ab)                           \
+      fn = (expr), nunits = (units);          \
+    else                                      \
+      fn = bmm__cpu_scale_##name;             \
     break;
 
-#define BMM__PICK_DOT(E, name, T, sz) BMM__PICK_SCALE_OR(E, name, bmm__cpu_dot_select_##name(pl))
+#define BMM__PICK_DOT(E, name, T, sz) \
+  BMM__PICK_UNITS(E, name, bmm__cpu_dot_select_##name(pl), pl->batch)
 #define BMM__PICK_SMALL(E, name, T, sz) \
-  BMM__PICK_SCALE_OR(E, name, bmm__cpu_small_select_##name(pl))
-#define BMM__PICK_BLOCKED(E, name, T, sz)                                                  \
-  case BMM_##E:                                                                            \
-    if (pl->use_ab)                                                                        \
-      fn = bmm__cpu_blocked_range_##name, nunits = pl->batch * bmm__cpu_blk_ncols(pl, sz); \
-    else                                                                                   \
-      fn = bmm__cpu_scale_##name;                                                          \
-    break;
-#define BMM__PICK_BSIMD(E, name, T, sz)                                                           \
-  case BMM_##E:                                                                                   \
-    if (pl->use_ab)                                                                               \
-      fn = bmm__cpu_bsimd_range_##name, nunits = (pl->batch + BMM__BS_CHUNK - 1) / BMM__BS_CHUNK; \
-    else                                                                                          \
-      fn = bmm__cpu_scale_##name;                                                                 \
-    break;
+  BMM__PICK_UNITS(E, name, bmm__cpu_small_select_##name(pl), pl->batch)
+#define BMM__PICK_BLOCKED(E, name, T, sz) \
+  BMM__PICK_UNITS(E, name, bmm__cpu_blocked_range_##name, pl->batch *bmm__cpu_blk_ncols(pl, sz))
+#define BMM__PICK_BSIMD(E, name, T, sz)                 \
+  BMM__PICK_UNITS(E, name, bmm__cpu_bsimd_range_##name, \
+                  (pl->batch + BMM__BS_CHUNK - 1) / BMM__BS_CHUNK)
 
 BMM__CPU_ENTRY(cpu_dot, BMM__PICK_DOT)
 BMM__CPU_ENTRY(cpu_small, BMM__PICK_SMALL)
 BMM__CPU_ENTRY(cpu_blocked, BMM__PICK_BLOCKED)
 BMM__CPU_ENTRY(cpu_batch_simd, BMM__PICK_BSIMD)
 #undef BMM__CPU_ENTRY
-#undef BMM__PICK_SCALE_OR
+#undef BMM__PICK_UNITS
 #undef BMM__PICK_DOT
 #undef BMM__PICK_SMALL
 #undef BMM__PICK_BLOCKED
