@@ -717,15 +717,37 @@ BMM_DTYPES(BMM__CPU_DOT_SELECT)
 /* k*n*sizeof(T) up to which B is read in place (fits the 1-2 MiB L2) */
 #define BMM__BLK_INPLACE_BYTES (256 * 1024)
 #define BMM__BLK_NC 256
-/* Work units of a call: one per batch entry and NC-column block of C when B is
-   packed (the jc loop; a unit packs its own B blocks either way), else one per
-   entry. A batch of 5 square1024 f32 entries ran on 2 threads as 3 + 2 whole
-   entries at 0.82x NumPy's time (dev VM 2026-11-23). */
+/* rows of C per work unit when B is read in place (a multiple of MR) */
+#define BMM__BLK_MB 96
+/* a packed call with fewer (entry, column block) units splits its rows too */
+#define BMM__BLK_FEW_UNITS 16
+/* Work units of a call: one per batch entry, NC-column block of C (B packed:
+   the jc loop) and row block, so a small batch of big products still spreads
+   over the threads (5 square1024 f32 entries ran on 2 threads as 3 + 2 whole
+   entries at 0.82x NumPy's time, dev VM 2026-11-23). Row blocks are MB rows
+   when B is read in place; a packed unit packs its own B blocks, so there rows
+   are split only as far as needed for BMM__BLK_FEW_UNITS units, never below MB
+   (re-packing then costs ~1/MB of the multiply-adds). The split never changes
+   a result's bits: every element is the same tile sum whatever unit has it. */
 static int bmm__cpu_blk_in_place(const bmm_plan *pl, int sz) {
   return pl->b.col_stride == 1 && (double)pl->k * (double)pl->n * sz <= BMM__BLK_INPLACE_BYTES;
 }
-static int64_t bmm__cpu_blk_ncols(const bmm_plan *pl, int sz) {
+static int64_t bmm__cpu_blk_cblocks(const bmm_plan *pl, int sz) {
   return bmm__cpu_blk_in_place(pl, sz) ? 1 : (pl->n + BMM__BLK_NC - 1) / BMM__BLK_NC;
+}
+static int64_t bmm__cpu_blk_rows(const bmm_plan *pl, int sz) {
+  double units = (double)pl->batch * (double)bmm__cpu_blk_cblocks(pl, sz);
+  int64_t want, rows;
+  if (bmm__cpu_blk_in_place(pl, sz)) return BMM__BLK_MB;
+  if (units >= BMM__BLK_FEW_UNITS) return pl->m > 0 ? pl->m : 1;
+  want = (int64_t)((BMM__BLK_FEW_UNITS + units - 1) / units);
+  rows = (pl->m + want - 1) / want;
+  rows = (rows + BMM__BLK_MR - 1) / BMM__BLK_MR * BMM__BLK_MR;
+  return rows > BMM__BLK_MB ? rows : BMM__BLK_MB;
+}
+static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz) {
+  const int64_t rows = bmm__cpu_blk_rows(pl, sz);
+  return (pl->m + rows - 1) / rows * bmm__cpu_blk_cblocks(pl, sz);
 }
 
 /* Tile signature: sums over l < k of a[i*ars + l*acs] * b[l*brs + j] for
@@ -868,7 +890,8 @@ static int64_t bmm__cpu_blk_ncols(const bmm_plan *pl, int sz) {
     const int64_t ars = pl->a.row_stride, acs = pl->a.col_stride;                                 \
     const int64_t brs = pl->b.row_stride, bcs = pl->b.col_stride;                                 \
     const int64_t crs = pl->c.row_stride, ccs = pl->c.col_stride;                                 \
-    const int64_t ncols = bmm__cpu_blk_ncols(pl, sz);                                             \
+    const int64_t per = bmm__cpu_blk_units(pl, sz), rows = bmm__cpu_blk_rows(pl, sz);             \
+    const int64_t nrb = (m + rows - 1) / rows;                                                    \
     const int in_place = bmm__cpu_blk_in_place(pl, sz);                                           \
     T out[BMM__BLK_MR * NR];                                                                      \
     T *bp = NULL;                                                                                 \
@@ -881,11 +904,13 @@ static int64_t bmm__cpu_blk_ncols(const bmm_plan *pl, int sz) {
     for (u = u0; u < u1; ++u) {                                                                   \
       const T *A, *B;                                                                             \
       T *C;                                                                                       \
-      const int64_t j0 = (u % ncols) * NC, j1 = n - j0 < (int64_t)NC ? n : j0 + NC;               \
-      bi = u / ncols;                                                                             \
+      /* this unit's rows i0..i1 and columns j0..j1 */                                            \
+      const int64_t i0 = u % per % nrb * rows, i1 = m - i0 > rows ? i0 + rows : m;                \
+      const int64_t j0 = u % per / nrb * NC, j1 = in_place || n - j0 <= NC ? n : j0 + NC;         \
+      bi = u / per;                                                                               \
       BMM__CPU_PTRS(T, pl, bi, A, B, C);                                                          \
       if (dots) {                                                                                 \
-        for (i = 0; i < m; ++i)                                                                   \
+        for (i = i0; i < i1; ++i)                                                                 \
           for (j = j0; j < j1; ++j) {                                                             \
             out[0] = bmm__cpu_dotp_##name(A + i * ars, acs, B + j * bcs, brs, k);                 \
             BMM__CPU_STORE(T, pl, C + i * crs + j * ccs, 1, out, 1, j, 0);                        \
@@ -893,8 +918,8 @@ static int64_t bmm__cpu_blk_ncols(const bmm_plan *pl, int sz) {
         continue;                                                                                 \
       }                                                                                           \
       if (in_place) {                                                                             \
-        for (ir = 0; ir < m; ir += MR) {                                                          \
-          const int64_t h = m - ir < (int64_t)MR ? m - ir : (int64_t)MR;                          \
+        for (ir = i0; ir < i1; ir += MR) {                                                        \
+          const int64_t h = i1 - ir < (int64_t)MR ? i1 - ir : (int64_t)MR;                        \
           for (jr = 0; jr + NR <= n; jr += NR) {                                                  \
             bmm__cpu_tiles_##name[h - 1][1](k, A + ir * ars, ars, acs, B + jr, brs, NR, out);     \
             BMM__BLK_STORE(T, name, pl, C + ir * crs + jr * ccs, crs, ccs, out, h, NR, jr);       \
@@ -936,8 +961,8 @@ static int64_t bmm__cpu_blk_ncols(const bmm_plan *pl, int sz) {
                 dst[l * NR + j] = 0;                                                              \
             }                                                                                     \
           }                                                                                       \
-          for (ir = 0; ir < m; ir += MR) {                                                        \
-            const int64_t h = m - ir < (int64_t)MR ? m - ir : (int64_t)MR;                        \
+          for (ir = i0; ir < i1; ir += MR) {                                                      \
+            const int64_t h = i1 - ir < (int64_t)MR ? i1 - ir : (int64_t)MR;                      \
             const T *at = A + ir * ars + pc * acs;                                                \
             for (jr = 0; jr < nc; jr += NR) {                                                     \
               const int64_t w = nc - jr < (int64_t)NR ? nc - jr : (int64_t)NR;                    \
@@ -976,14 +1001,16 @@ BMM_DTYPES(BMM__CPU_BLOCKED)
 #undef BMM__BLK_KC
 #undef BMM__BLK_INPLACE_BYTES
 #undef BMM__BLK_NC
+#undef BMM__BLK_MB
+#undef BMM__BLK_FEW_UNITS
 #undef BMM__VEXT_ATTR
 
 /* cpu_small's kernel for (m, n, k): the blocked tile where a row of C fills
    two vectors (it beats the constant-size kernels there: 16^3 f32 1.4x, f64
    12^3..16^3 1.2-1.4x, dev VM 2026-11-23), else the micro-kernel for the shape,
    else the blocked tile where n fills a vector, else the dot kernel. The
-   blocked range takes batch entries as units here: n <= 16 is one column
-   block (bmm__cpu_blk_ncols is 1). */
+   blocked range takes batch entries as units here: m, n <= 16 is one row and
+   one column block (bmm__cpu_blk_units is 1). */
 #define BMM__CPU_SMALL_PICK(name, T, FORM, M, N, K, TAG) \
   if (m == M && n == N && k == (K)) return bmm__cpu_small_##name##_##FORM##M##x##N##x##TAG;
 #define BMM__CPU_SMALL_SELECT(E, name, T, sz)                                 \
@@ -1090,7 +1117,7 @@ BMM_DTYPES(BMM__CPU_BATCH_SIMD)
 #define BMM__PICK_SMALL(E, name, T, sz) \
   BMM__PICK_UNITS(E, name, bmm__cpu_small_select_##name(pl), pl->batch)
 #define BMM__PICK_BLOCKED(E, name, T, sz) \
-  BMM__PICK_UNITS(E, name, bmm__cpu_blocked_range_##name, pl->batch *bmm__cpu_blk_ncols(pl, sz))
+  BMM__PICK_UNITS(E, name, bmm__cpu_blocked_range_##name, pl->batch *bmm__cpu_blk_units(pl, sz))
 #define BMM__PICK_BSIMD(E, name, T, sz)                 \
   BMM__PICK_UNITS(E, name, bmm__cpu_bsimd_range_##name, \
                   (pl->batch + BMM__BS_CHUNK - 1) / BMM__BS_CHUNK)

@@ -1003,13 +1003,14 @@ static void test_random_batch1000(void) {
 }
 
 /* Past the grid: sizes across the kernels' blocking borders (tiles of 6 and
-   8-64 columns, 96-row and 256-deep blocks, 256-entry chunks), with beta and
-   bias on the paths that add a second k block. */
+   8-64 columns, 96-row and 256-deep blocks, 256-entry chunks, 96-row work
+   units of one entry), with beta and bias on the paths that add a second k
+   block. */
 static void test_random_large(void) {
   static const int64_t shapes[][4] = {{2, 97, 5, 3},      {2, 5, 300, 7},   {2, 7, 5, 600},
                                       {1, 100, 130, 513}, {3, 2, 257, 257}, {2, 193, 65, 260},
                                       {5, 1, 1, 1000},    {2, 1, 1000, 1},  {1, 1000, 1, 2},
-                                      {600, 2, 3, 4},     {300, 1, 1, 300}};
+                                      {600, 2, 3, 4},     {300, 1, 1, 300}, {1, 250, 33, 40}};
   int s, l, idx = 0;
   for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); ++s)
     for (l = 0; l < BMMX_LAYOUT_COUNT; ++l, ++idx) {
@@ -1932,9 +1933,10 @@ static void test_threads_same_bits(void) {
 #ifdef _OPENMP
   /* {batch, m, n, k}: each above the kernels' threshold for a parallel region
      (bmm_cpu.h: about 2 * 65536 multiply-adds plus elements moved) */
-  static const int64_t shapes[][4] = {{1000, 3, 1, 25}, {4000, 4, 4, 4}, {257, 16, 16, 16},
-                                      {64, 33, 17, 70}, {3, 70, 64, 33}, {2, 70, 70, 70},
-                                      {20001, 1, 5, 2}, {1000, 8, 8, 8}, {999, 7, 3, 5}};
+  static const int64_t shapes[][4] = {{1000, 3, 1, 25}, {4000, 4, 4, 4},   {257, 16, 16, 16},
+                                      {64, 33, 17, 70}, {3, 70, 64, 33},   {2, 70, 70, 70},
+                                      {20001, 1, 5, 2}, {1000, 8, 8, 8},   {999, 7, 3, 5},
+                                      {1, 200, 40, 50}, {1, 200, 300, 300}};
   int s, l, i, max_threads = omp_get_max_threads();
   for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); ++s)
     for (l = 0; l < BMMX_LAYOUT_COUNT; l += 1 + s % 2) {
