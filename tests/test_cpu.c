@@ -1933,10 +1933,10 @@ static void test_threads_same_bits(void) {
 #ifdef _OPENMP
   /* {batch, m, n, k}: each above the kernels' threshold for a parallel region
      (bmm_cpu.h: about 2 * 65536 multiply-adds plus elements moved) */
-  static const int64_t shapes[][4] = {{1000, 3, 1, 25}, {4000, 4, 4, 4},   {257, 16, 16, 16},
-                                      {64, 33, 17, 70}, {3, 70, 64, 33},   {2, 70, 70, 70},
-                                      {20001, 1, 5, 2}, {1000, 8, 8, 8},   {999, 7, 3, 5},
-                                      {1, 200, 40, 50}, {1, 200, 300, 300}};
+  static const int64_t shapes[][4] = {
+      {1000, 3, 1, 25},   {4000, 4, 4, 4},    {257, 16, 16, 16}, {64, 33, 17, 70}, {3, 70, 64, 33},
+      {2, 70, 70, 70},    {20001, 1, 5, 2},   {1000, 8, 8, 8},   {999, 7, 3, 5},   {1, 200, 40, 50},
+      {1, 200, 300, 300}, {1001, 13, 13, 13}, {300, 10, 10, 10}, {1001, 7, 7, 7}};
   int s, l, i, max_threads = omp_get_max_threads();
   for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); ++s)
     for (l = 0; l < BMMX_LAYOUT_COUNT; l += 1 + s % 2) {
