@@ -544,34 +544,7 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
 #define BMM__AXPY_ATTR BMM__VEXT_ATTR
 #define BMM__AXPY_VEC(T, M, N) \
   ((N) % (16 / (int)sizeof(T)) == 0 && (M) * (N) * (int)sizeof(T) <= 192)
-#else
-#define BMM__AXPY_ATTR
-#define BMM__AXPY_VEC(T, M, N) 0
-#endif
-#define BMM__CPU_AXPY_ENTRY(name, T, M, N, K, bi)                    \
-  do {                                                               \
-    const T *BMM__RESTRICT A = (const T *)pl->a.ptr + (bi)*sa;       \
-    const T *BMM__RESTRICT B = (const T *)pl->b.ptr + (bi)*sb;       \
-    T *BMM__RESTRICT C = (T *)pl->c.ptr + (bi)*sc;                   \
-    int64_t i, j, l;                                                 \
-    if (BMM__AXPY_VEC(T, M, N)) {                                    \
-      BMM__CPU_AXPY_VBODY(name, T, M, N, K);                         \
-    } else {                                                         \
-      T acc[M][N];                                                   \
-      for (i = 0; i < M; ++i)                                        \
-        for (j = 0; j < N; ++j)                                      \
-          acc[i][j] = 0;                                             \
-      for (l = 0; l < (K); ++l)                                      \
-        for (i = 0; i < M; ++i) {                                    \
-          const T a = A[i * (K) + l];                                \
-          for (j = 0; j < N; ++j)                                    \
-            acc[i][j] = BMM__FMA_##name(a, B[l * N + j], acc[i][j]); \
-        }                                                            \
-      for (i = 0; i < M; ++i)                                        \
-        BMM__CPU_STORE(T, pl, C + i * N, 1, acc[i], N, 0, 1);        \
-    }                                                                \
-  } while (0)
-#if BMM__CPU_VEXT
+/* the tile in named vectors; uses BMM__CPU_AXPY_ENTRY's A, B, C, i, j, l */
 #define BMM__CPU_AXPY_VBODY(name, T, M, N, K)                         \
   do {                                                                \
     enum { V = 16 / (int)sizeof(T), NV = (N) / V > 0 ? (N) / V : 1 }; \
@@ -596,8 +569,33 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
     }                                                                 \
   } while (0)
 #else
+#define BMM__AXPY_ATTR
+#define BMM__AXPY_VEC(T, M, N) 0
 #define BMM__CPU_AXPY_VBODY(name, T, M, N, K) ((void)0)
 #endif
+#define BMM__CPU_AXPY_ENTRY(name, T, M, N, K, bi)                    \
+  do {                                                               \
+    const T *BMM__RESTRICT A = (const T *)pl->a.ptr + (bi)*sa;       \
+    const T *BMM__RESTRICT B = (const T *)pl->b.ptr + (bi)*sb;       \
+    T *BMM__RESTRICT C = (T *)pl->c.ptr + (bi)*sc;                   \
+    int64_t i, j, l;                                                 \
+    if (BMM__AXPY_VEC(T, M, N)) {                                    \
+      BMM__CPU_AXPY_VBODY(name, T, M, N, K);                         \
+    } else {                                                         \
+      T acc[M][N];                                                   \
+      for (i = 0; i < M; ++i)                                        \
+        for (j = 0; j < N; ++j)                                      \
+          acc[i][j] = 0;                                             \
+      for (l = 0; l < (K); ++l)                                      \
+        for (i = 0; i < M; ++i) {                                    \
+          const T a = A[i * (K) + l];                                \
+          for (j = 0; j < N; ++j)                                    \
+            acc[i][j] = BMM__FMA_##name(a, B[l * N + j], acc[i][j]); \
+        }                                                            \
+      for (i = 0; i < M; ++i)                                        \
+        BMM__CPU_STORE(T, pl, C + i * N, 1, acc[i], N, 0, 1);        \
+    }                                                                \
+  } while (0)
 /* One copy of the entry's code, reached through BMM__CPU_STREAM_AT: with a
    second copy for the tail (as the dot kernels have), gcc contracted the
    epilogue's alpha/beta/bias arithmetic differently in the two copies, and
