@@ -13,14 +13,35 @@
 extern "C" {
 #endif
 
-/* The epilogue every kernel shares: beta == 0 never reads C (NaN there is
-   overwritten), bias is added after scaling. */
-#define BMM__EPILOGUE(T, pl, cptr, acc, j)                \
-  do {                                                    \
-    T bmm__v = (T)(pl)->alpha * (T)(acc);                 \
-    if ((pl)->read_c) bmm__v += (T)(pl)->beta * *(cptr);  \
-    if ((pl)->bias) bmm__v += ((const T *)(pl)->bias)[j]; \
-    *(cptr) = bmm__v;                                     \
+/* Fused multiply-add only where the target has it in hardware: a libm fma()
+   call per term would be slower than the plain expression. Both forms round
+   the same way on every lane, so vector and scalar tails agree bit for bit. */
+#if defined(__GNUC__) && defined(__FP_FAST_FMAF)
+#define BMM__FMA_f32(a, b, c) __builtin_fmaf((a), (b), (c))
+#else
+#define BMM__FMA_f32(a, b, c) ((a) * (b) + (c))
+#endif
+#if defined(__GNUC__) && defined(__FP_FAST_FMA)
+#define BMM__FMA_f64(a, b, c) __builtin_fma((a), (b), (c))
+#else
+#define BMM__FMA_f64(a, b, c) ((a) * (b) + (c))
+#endif
+/* BMM__FMA_f32 or _f64 by the size of T (the other branch is dead code) */
+#define BMM__FMA_T(T, a, b, c) \
+  (sizeof(T) == sizeof(float) ? (T)BMM__FMA_f32(a, b, c) : (T)BMM__FMA_f64(a, b, c))
+
+/* The epilogue every kernel shares: C = alpha*acc + (beta*C + bias), every
+   multiply-add written out as BMM__FMA so that the compiler has none left to
+   contract. Under fp-contract=fast gcc may fuse alpha*acc or beta*C with an
+   add in one inlined copy of a kernel's code and not in another, and which
+   copy an entry runs can depend on the thread split (different bits). beta
+   == 0 never reads C (NaN there is overwritten). Without a bias the sum
+   starts from -0.0, the identity of + (a -0 result stays -0). */
+#define BMM__EPILOGUE(T, pl, cptr, acc, j)                                    \
+  do {                                                                        \
+    T bmm__r = (pl)->bias ? ((const T *)(pl)->bias)[j] : (T)-0.0;             \
+    if ((pl)->read_c) bmm__r = BMM__FMA_T(T, (T)(pl)->beta, *(cptr), bmm__r); \
+    *(cptr) = BMM__FMA_T(T, (T)(pl)->alpha, (T)(acc), bmm__r);                \
   } while (0)
 
 /* Reference: plain loops over any strides, accumulating in T. */
@@ -102,20 +123,6 @@ static void bmm__cpu_cpu_ref(const bmm_plan *pl) {
 #define BMM__RESTRICT __restrict
 #else
 #define BMM__RESTRICT restrict
-#endif
-
-/* Fused multiply-add only where the target has it in hardware: a libm fma()
-   call per term would be slower than the plain expression. Both forms round
-   the same way on every lane, so vector and scalar tails agree bit for bit. */
-#if defined(__GNUC__) && defined(__FP_FAST_FMAF)
-#define BMM__FMA_f32(a, b, c) __builtin_fmaf((a), (b), (c))
-#else
-#define BMM__FMA_f32(a, b, c) ((a) * (b) + (c))
-#endif
-#if defined(__GNUC__) && defined(__FP_FAST_FMA)
-#define BMM__FMA_f64(a, b, c) __builtin_fma((a), (b), (c))
-#else
-#define BMM__FMA_f64(a, b, c) ((a) * (b) + (c))
 #endif
 
 /* Widest vector register the compiler may use, in bytes: sizes the register
@@ -211,22 +218,21 @@ static void bmm__cpu_parallel(const bmm_plan *pl, bmm__cpu_range_fn fn, int64_t 
 /* Store cnt results acc[0..cnt) to C at stride cs, j0 + jstep*t being the
    column of result t (for the bias). Same arithmetic as BMM__EPILOGUE, with the
    branches hoisted so that each case is one vectorisable loop. */
-#define BMM__CPU_STORE(T, pl, cp, cs, acc, cnt, j0, jstep)         \
-  do {                                                             \
-    const T bmm__al = (T)(pl)->alpha, bmm__be = (T)(pl)->beta;     \
-    const T *bmm__bias = (const T *)(pl)->bias;                    \
-    int64_t bmm__t;                                                \
-    if (!(pl)->read_c && !bmm__bias) {                             \
-      for (bmm__t = 0; bmm__t < (cnt); ++bmm__t)                   \
-        (cp)[bmm__t * (cs)] = bmm__al * (acc)[bmm__t];             \
-    } else {                                                       \
-      for (bmm__t = 0; bmm__t < (cnt); ++bmm__t) {                 \
-        T bmm__v = bmm__al * (acc)[bmm__t];                        \
-        if ((pl)->read_c) bmm__v += bmm__be * (cp)[bmm__t * (cs)]; \
-        if (bmm__bias) bmm__v += bmm__bias[(j0) + (jstep)*bmm__t]; \
-        (cp)[bmm__t * (cs)] = bmm__v;                              \
-      }                                                            \
-    }                                                              \
+#define BMM__CPU_STORE(T, pl, cp, cs, acc, cnt, j0, jstep)                              \
+  do {                                                                                  \
+    const T bmm__al = (T)(pl)->alpha, bmm__be = (T)(pl)->beta;                          \
+    const T *bmm__bias = (const T *)(pl)->bias;                                         \
+    int64_t bmm__t;                                                                     \
+    if (!(pl)->read_c && !bmm__bias) {                                                  \
+      for (bmm__t = 0; bmm__t < (cnt); ++bmm__t)                                        \
+        (cp)[bmm__t * (cs)] = bmm__al * (acc)[bmm__t];                                  \
+    } else {                                                                            \
+      for (bmm__t = 0; bmm__t < (cnt); ++bmm__t) {                                      \
+        T bmm__r = bmm__bias ? bmm__bias[(j0) + (jstep)*bmm__t] : (T)-0.0;              \
+        if ((pl)->read_c) bmm__r = BMM__FMA_T(T, bmm__be, (cp)[bmm__t * (cs)], bmm__r); \
+        (cp)[bmm__t * (cs)] = BMM__FMA_T(T, bmm__al, (acc)[bmm__t], bmm__r);            \
+      }                                                                                 \
+    }                                                                                   \
   } while (0)
 
 /* k == 0 or alpha == 0: A and B are NULL, C = beta*C + bias (alpha*0 kept, so
@@ -380,6 +386,59 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
 #else
 #define BMM__VEXT_ATTR __attribute__((noinline, optimize("fp-contract=fast")))
 #endif
+/* r = a*x + r on a vector (16 bytes: V16, BMM__CPU_VBYTES: V), rounded once
+   exactly where BMM__FMA_* is, so that vector lanes and scalar tails agree bit
+   for bit. Intrinsics on x86 with FMA (gcc and clang); a target without FMA
+   fuses nothing; elsewhere BMM__FMA lane by lane. Not left to contraction: gcc
+   12 shares alpha*x between the epilogue's two branches and then fuses
+   neither (cpu_small 4x4 with bias differed from cpu_ref). */
+#if defined(__FMA__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define BMM__X86FMA(P, S, XT, VT, a, x, r) \
+  ((r) = (VT)P##_fmadd_##S(P##_set1_##S(a), (XT)(x), (XT)(r)))
+#define BMM__V16FMA_f32(a, x, r) BMM__X86FMA(_mm, ps, __m128, bmm__v16_f32, a, x, r)
+#define BMM__V16FMA_f64(a, x, r) BMM__X86FMA(_mm, pd, __m128d, bmm__v16_f64, a, x, r)
+#if BMM__CPU_VBYTES == 64
+#define BMM__VFMA_f32(a, x, r) BMM__X86FMA(_mm512, ps, __m512, bmm__vec_f32, a, x, r)
+#define BMM__VFMA_f64(a, x, r) BMM__X86FMA(_mm512, pd, __m512d, bmm__vec_f64, a, x, r)
+#elif BMM__CPU_VBYTES == 32
+#define BMM__VFMA_f32(a, x, r) BMM__X86FMA(_mm256, ps, __m256, bmm__vec_f32, a, x, r)
+#define BMM__VFMA_f64(a, x, r) BMM__X86FMA(_mm256, pd, __m256d, bmm__vec_f64, a, x, r)
+#else
+#define BMM__VFMA_f32(a, x, r) BMM__X86FMA(_mm, ps, __m128, bmm__vec_f32, a, x, r)
+#define BMM__VFMA_f64(a, x, r) BMM__X86FMA(_mm, pd, __m128d, bmm__vec_f64, a, x, r)
+#endif
+#elif defined(__FP_FAST_FMAF) || defined(__FP_FAST_FMA)
+#define BMM__LANE_FMA(name, a, x, r)                                       \
+  do {                                                                     \
+    int bmm__l;                                                            \
+    for (bmm__l = 0; bmm__l < (int)(sizeof(r) / sizeof((r)[0])); ++bmm__l) \
+      (r)[bmm__l] = BMM__FMA_##name(a, (x)[bmm__l], (r)[bmm__l]);          \
+  } while (0)
+#define BMM__V16FMA_f32(a, x, r) BMM__LANE_FMA(f32, a, x, r)
+#define BMM__V16FMA_f64(a, x, r) BMM__LANE_FMA(f64, a, x, r)
+#define BMM__VFMA_f32(a, x, r) BMM__LANE_FMA(f32, a, x, r)
+#define BMM__VFMA_f64(a, x, r) BMM__LANE_FMA(f64, a, x, r)
+#else
+#define BMM__V16FMA_f32(a, x, r) ((r) = (a) * (x) + (r))
+#define BMM__V16FMA_f64(a, x, r) ((r) = (a) * (x) + (r))
+#define BMM__VFMA_f32(a, x, r) ((r) = (a) * (x) + (r))
+#define BMM__VFMA_f64(a, x, r) ((r) = (a) * (x) + (r))
+#endif
+/* BMM__EPILOGUE on one vector x of sums, into r: W is V16 or V (the width, as
+   above), LD(name, p) its load, C's lanes at c (read if rc), bias lanes at bs
+   (NULL: none). */
+#define BMM__VEPILOGUE(W, LD, name, VT, rc, al, be, c, bs, x, r) \
+  do {                                                           \
+    if (!(pl)->read_c && !(bs)) {                                \
+      (r) = (al) * (x);                                          \
+    } else {                                                     \
+      (r) = -(VT){0}; /* -0.0, the identity of + */              \
+      if (bs) (r) = LD(name, bs);                                \
+      if (rc) BMM__##W##FMA_##name(be, LD(name, c), r);          \
+      BMM__##W##FMA_##name(al, x, r);                            \
+    }                                                            \
+  } while (0)
 #else
 #define BMM__CPU_VEXT 0
 #define BMM__VEXT_ATTR
@@ -545,28 +604,33 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
 #define BMM__AXPY_VEC(T, M, N) \
   ((N) % (16 / (int)sizeof(T)) == 0 && (M) * (N) * (int)sizeof(T) <= 192)
 /* the tile in named vectors; uses BMM__CPU_AXPY_ENTRY's A, B, C, i, j, l */
-#define BMM__CPU_AXPY_VBODY(name, T, M, N, K)                         \
-  do {                                                                \
-    enum { V = 16 / (int)sizeof(T), NV = (N) / V > 0 ? (N) / V : 1 }; \
-    bmm__v16_##name vs[M][NV], bv[NV];                                \
-    T row[NV * V];                                                    \
-    for (i = 0; i < M; ++i)                                           \
-      for (j = 0; j < NV; ++j)                                        \
-        vs[i][j] = (bmm__v16_##name){0};                              \
-    for (l = 0; l < (K); ++l) {                                       \
-      for (j = 0; j < NV; ++j)                                        \
-        bv[j] = BMM__V16LOAD(name, B + l * N + j * V);                \
-      for (i = 0; i < M; ++i) {                                       \
-        const T a = A[i * (K) + l];                                   \
-        for (j = 0; j < NV; ++j)                                      \
-          vs[i][j] += a * bv[j];                                      \
-      }                                                               \
-    }                                                                 \
-    for (i = 0; i < M; ++i) {                                         \
-      for (j = 0; j < NV; ++j)                                        \
-        BMM__V16STORE(name, row + j * V, vs[i][j]);                   \
-      BMM__CPU_STORE(T, pl, C + i * N, 1, row, N, 0, 1);              \
-    }                                                                 \
+#define BMM__CPU_AXPY_VBODY(name, T, M, N, K)                                                   \
+  do {                                                                                          \
+    enum { V = 16 / (int)sizeof(T), NV = (N) / V > 0 ? (N) / V : 1 };                           \
+    bmm__v16_##name vs[M][NV], bv[NV];                                                          \
+    /* plan fields read once: stores to C may alias *pl for the compiler */                     \
+    const T al = (T)pl->alpha, be = (T)pl->beta, *bias = (const T *)pl->bias;                   \
+    const int rc = pl->read_c;                                                                  \
+    for (i = 0; i < M; ++i)                                                                     \
+      for (j = 0; j < NV; ++j)                                                                  \
+        vs[i][j] = (bmm__v16_##name){0};                                                        \
+    for (l = 0; l < (K); ++l) {                                                                 \
+      for (j = 0; j < NV; ++j)                                                                  \
+        bv[j] = BMM__V16LOAD(name, B + l * N + j * V);                                          \
+      for (i = 0; i < M; ++i) {                                                                 \
+        const T a = A[i * (K) + l];                                                             \
+        for (j = 0; j < NV; ++j)                                                                \
+          vs[i][j] += a * bv[j];                                                                \
+      }                                                                                         \
+    }                                                                                           \
+    for (i = 0; i < M; ++i)                                                                     \
+      for (j = 0; j < NV; ++j) {                                                                \
+        const T *bs = bias ? bias + j * V : NULL;                                               \
+        bmm__v16_##name r;                                                                      \
+        BMM__VEPILOGUE(V16, BMM__V16LOAD, name, bmm__v16_##name, rc, al, be, C + i * N + j * V, \
+                       bs, vs[i][j], r);                                                        \
+        BMM__V16STORE(name, C + i * N + j * V, r);                                              \
+      }                                                                                         \
   } while (0)
 #else
 #define BMM__AXPY_ATTR
@@ -596,11 +660,11 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
         BMM__CPU_STORE(T, pl, C + i * N, 1, acc[i], N, 0, 1);        \
     }                                                                \
   } while (0)
-/* One copy of the entry's code, reached through BMM__CPU_STREAM_AT: with a
-   second copy for the tail (as the dot kernels have), gcc contracted the
-   epilogue's alpha/beta/bias arithmetic differently in the two copies, and
-   which copy an entry takes depends on the thread split (7^3 f32 with beta
-   and bias: bits differed between 1 and 2 threads). */
+/* One copy of the entry's code, reached through BMM__CPU_STREAM_AT. A second
+   copy for the tail (as the dot kernels have) once made bits depend on the
+   thread split: gcc contracted the epilogue differently in the two copies (7^3
+   f32 with beta and bias). The epilogue now leaves nothing to contract
+   (BMM__FMA_T); one copy stays (less code). */
 #define BMM__CPU_SMALL_AXPY(name, T, M, N, K, TAG)                                    \
   static BMM__AXPY_ATTR void bmm__cpu_small_##name##_AXPY##M##x##N##x##TAG(           \
       const bmm_plan *pl, int64_t b0, int64_t b1) {                                   \
@@ -899,39 +963,39 @@ static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz) {
 // clang-format on
 
 /* h rows of cnt results from out (rows 2 vectors apart) to C at cp. The
-   full-width, unit-stride case is spelled out in vectors: gcc unrolls the
-   constant-count loop of BMM__CPU_STORE into scalar stores there. Same
-   arithmetic, same order, no contraction (this is not the tile). */
+   full-width, unit-stride case is spelled out in vectors (gcc unrolls the
+   constant-count loop of BMM__CPU_STORE into scalar stores there), in a
+   function of its own (the epilogue's vector code once, not in every
+   caller). */
 #if BMM__CPU_VEXT
+#define BMM__CPU_BLK_VSTORE(name, T)                                                            \
+  static BMM__VEXT_ATTR void bmm__cpu_blk_vstore_##name(const bmm_plan *pl, T *cp, int64_t crs, \
+                                                        const T *out, int64_t h, int64_t j0) {  \
+    enum { VL = BMM__CPU_VBYTES / (int)sizeof(T) };                                             \
+    const T al = (T)pl->alpha, be = (T)pl->beta, *bias = (const T *)pl->bias;                   \
+    const int rc = pl->read_c;                                                                  \
+    int64_t i, v;                                                                               \
+    for (i = 0; i < h; ++i)                                                                     \
+      for (v = 0; v < 2; ++v) {                                                                 \
+        T *c = cp + i * crs + v * VL;                                                           \
+        const T *bs = bias ? bias + j0 + v * VL : NULL;                                         \
+        bmm__vec_##name r;                                                                      \
+        BMM__VEPILOGUE(V, BMM__VLOAD, name, bmm__vec_##name, rc, al, be, c, bs,                 \
+                       BMM__VLOAD(name, out + (i * 2 + v) * VL), r);                            \
+        BMM__VSTORE(name, c, r);                                                                \
+      }                                                                                         \
+  }
 #define BMM__BLK_STORE(T, name, pl, cp, crs, ccs, out, h, cnt, j0)                          \
   do {                                                                                      \
-    int64_t bmm__i, bmm__v;                                                                 \
-    if ((ccs) == 1 && (cnt) == NR) {                                                        \
-      const T bmm__al = (T)(pl)->alpha, bmm__be = (T)(pl)->beta;                            \
-      const T *bmm__bias = (const T *)(pl)->bias;                                           \
-      for (bmm__i = 0; bmm__i < (h); ++bmm__i)                                              \
-        for (bmm__v = 0; bmm__v < 2; ++bmm__v) {                                            \
-          T *bmm__c = (cp) + bmm__i * (crs) + bmm__v * VL;                                  \
-          bmm__vec_##name bmm__r, bmm__x;                                                   \
-          bmm__r = BMM__VLOAD(name, (out) + bmm__i * NR + bmm__v * VL);                     \
-          bmm__r = bmm__al * bmm__r;                                                        \
-          if ((pl)->read_c) {                                                               \
-            bmm__x = BMM__VLOAD(name, bmm__c);                                              \
-            bmm__x = bmm__be * bmm__x;                                                      \
-            bmm__r = bmm__r + bmm__x;                                                       \
-          }                                                                                 \
-          if (bmm__bias) {                                                                  \
-            bmm__x = BMM__VLOAD(name, bmm__bias + (j0) + bmm__v * VL);                      \
-            bmm__r = bmm__r + bmm__x;                                                       \
-          }                                                                                 \
-          BMM__VSTORE(name, bmm__c, bmm__r);                                                \
-        }                                                                                   \
-    } else {                                                                                \
+    int64_t bmm__i;                                                                         \
+    if ((ccs) == 1 && (cnt) == NR)                                                          \
+      bmm__cpu_blk_vstore_##name(pl, cp, crs, out, h, j0);                                  \
+    else                                                                                    \
       for (bmm__i = 0; bmm__i < (h); ++bmm__i)                                              \
         BMM__CPU_STORE(T, pl, (cp) + bmm__i * (crs), ccs, (out) + bmm__i * NR, cnt, j0, 1); \
-    }                                                                                       \
   } while (0)
 #else
+#define BMM__CPU_BLK_VSTORE(name, T)
 #define BMM__BLK_STORE(T, name, pl, cp, crs, ccs, out, h, cnt, j0)                        \
   do {                                                                                    \
     int64_t bmm__i;                                                                       \
@@ -942,6 +1006,7 @@ static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz) {
 
 #define BMM__CPU_BLOCKED(E, name, T, sz)                                                          \
   BMM__CPU_BLK_TILES(name, T)                                                                     \
+  BMM__CPU_BLK_VSTORE(name, T)                                                                    \
   static void bmm__cpu_blocked_range_##name(const bmm_plan *pl, int64_t u0, int64_t u1) {         \
     enum { VL = BMM__CPU_VBYTES / sz, NR = 2 * VL, NC = BMM__BLK_NC, MR = BMM__BLK_MR };          \
     const int64_t m = pl->m, n = pl->n, k = pl->k;                                                \
@@ -1055,6 +1120,14 @@ BMM_DTYPES(BMM__CPU_BLOCKED)
 #undef BMM__VLOAD
 #undef BMM__VSTORE
 #undef BMM__BLK_STORE
+#undef BMM__CPU_BLK_VSTORE
+#undef BMM__VEPILOGUE
+#undef BMM__X86FMA
+#undef BMM__LANE_FMA
+#undef BMM__V16FMA_f32
+#undef BMM__V16FMA_f64
+#undef BMM__VFMA_f32
+#undef BMM__VFMA_f64
 #undef BMM__BLK_MR
 #undef BMM__BLK_KC
 #undef BMM__BLK_INPLACE_BYTES

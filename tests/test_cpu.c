@@ -1929,6 +1929,48 @@ static void test_explain(void) {
 
 /* ---- same bits for 1 and 2 threads ------------------------------------------ */
 
+/* With k == 1 every strategy's sum is the one product a*b, so C's bits are
+   those of the epilogue alone: every strategy must match cpu_ref bit for bit.
+   Fails if any kernel's copy of the epilogue lets the compiler fuse alpha*acc
+   or beta*C with an add where another's does not (BMM__EPILOGUE). */
+static void test_epilogue_same_bits(void) {
+  static const int64_t shapes[][4] = {{1000, 3, 1, 1}, {500, 4, 4, 1},  {200, 7, 7, 1},
+                                      {64, 16, 16, 1}, {9, 33, 17, 1},  {2, 70, 64, 1},
+                                      {301, 2, 2, 1},  {1000, 1, 5, 1}, {50, 8, 8, 1}};
+  int s, l, i, mode;
+  for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); ++s)
+    for (l = 0; l < BMMX_LAYOUT_COUNT; ++l)
+      for (mode = 0; mode < 4; ++mode) {
+        tprob t;
+        int bias;
+        bmm_problem p = case_shape((s + mode) % 2 ? BMM_F32 : BMM_F64, l, shapes[s][0],
+                                   shapes[s][1], shapes[s][2], shapes[s][3]);
+        unsigned char *want;
+        apply_mode(&p, mode, l, &bias);
+        tprob_make(&t, &p, bias, (uint64_t)(s * 40 + l * 4 + mode), "k=1 epilogue bits");
+        t.samples = 3;
+        want = (unsigned char *)malloc((size_t)t.c.count * t.c.es);
+        if (!want) exit(2);
+        if (tprob_run(&t, BMM_CPU_REF, 0)) {
+          memcpy(want, t.c.alloc, (size_t)t.c.count * t.c.es);
+          for (i = -1; i < NCPU; ++i) {
+            bmm_strategy st = i < 0 ? BMM_STRATEGY_AUTO : cpu_strategies[i].s;
+            char desc[600];
+            bmm_plan plan;
+            if (st == BMM_CPU_REF || bmm_plan_problem(&t.p, BMM_BACKEND_CPU, &plan) != BMM_OK ||
+                (i >= 0 && !bmm_strategy_supports(st, &plan)))
+              continue;
+            tprob_desc(&t, st, desc, sizeof desc);
+            if (!tprob_run(&t, st, i & 1)) continue;
+            CHECK(memcmp(want, t.c.alloc, (size_t)t.c.count * t.c.es) == 0,
+                  "%s: C's bits differ from cpu_ref's (k == 1: the epilogue alone)", desc);
+          }
+        }
+        free(want);
+        tprob_free(&t);
+      }
+}
+
 static void test_threads_same_bits(void) {
 #ifdef _OPENMP
   /* {batch, m, n, k}: each above the kernels' threshold for a parallel region
@@ -2175,6 +2217,7 @@ static void test_table_concurrent(void) {
   X(table_concurrent)           \
   X(concurrent_calls)           \
   X(explain)                    \
+  X(epilogue_same_bits)         \
   X(threads_same_bits)
 
 static const struct {
