@@ -430,7 +430,7 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
    (NULL: none). */
 #define BMM__VEPILOGUE(W, LD, name, VT, rc, al, be, c, bs, x, r) \
   do {                                                           \
-    if (!(pl)->read_c && !(bs)) {                                \
+    if (!(rc) && !(bs)) {                                        \
       (r) = (al) * (x);                                          \
     } else {                                                     \
       (r) = -(VT){0}; /* -0.0, the identity of + */              \
