@@ -135,6 +135,14 @@ static void bmm__cpu_cpu_ref(const bmm_plan *pl) {
 #define BMM__CPU_VBYTES 16
 #endif
 
+/* Vector registers the target has (AVX-512: 32, else 16): cpu_small's AXPY
+   tiles keep their sums in them */
+#if defined(__AVX512F__)
+#define BMM__CPU_VREGS 32
+#else
+#define BMM__CPU_VREGS 16
+#endif
+
 /* Partial sums per dot product: 8 independent FMA chains hide the FMA latency
    and map to one vector register; fixed, so the order of additions (and the
    bits of the result) never depends on the machine or the thread count. */
@@ -591,18 +599,21 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
 #endif
 
 /* AXPY: C tile += column of A times row of B. With vector extensions, where a
-   row of C is whole 16-byte vectors and the M x N/V tile of sums fits in 12
-   registers (f32 4x4, f64 2x2 and 4x4), the sums are named vectors times a
-   broadcast of A; elsewhere plain loops left to the vectoriser (f32 8x8 in
-   vectors spills its 16 sums and was slower). Dev VM 2026-11-23, 2 threads,
-   bench_cpu GB/s in L2 (--mb 2): 4x4x4 f32 21 -> 32, f64 27 -> 47, 4x4x9 f32
-   19-26 -> 28; in memory (--mb 64) they were at the memory rate before and
-   after (16-18 -> 18-20). Every element is the same chain of FMAs over l
-   either way. */
+   row of C is whole 16-byte vectors and the M x N/V tile of sums leaves 4 of
+   the target's vector registers free (16 registers: f32 4x4, f64 2x2 and 4x4;
+   32 with AVX-512: also f32 8x8 and f64 6x6), the sums are named vectors
+   times a broadcast of A; elsewhere plain loops left to the vectoriser (f32
+   8x8 in vectors spills its 16 sums with 16 registers and was slower). Dev VM
+   2026-11-23 (AVX2), 2 threads, bench_cpu GB/s in L2 (--mb 2): 4x4x4 f32 21 ->
+   32, f64 27 -> 47, 4x4x9 f32 19-26 -> 28; in memory (--mb 64) at the memory
+   rate before and after (16-18 -> 18-20). Dev VM 2026-11-24 (Zen 4, AVX-512),
+   --mb 4 / --mb 256: 8x8x8 f32 32-33 -> 62-65 / 28-31 -> 34-60, with shared B
+   and bias 18 -> 42-43 / 12-15 -> 36-37; 6x6x6 f64 37-38 -> 56-57 / 32-35 ->
+   40-54. Every element is the same chain of FMAs over l either way. */
 #if BMM__CPU_VEXT
 #define BMM__AXPY_ATTR BMM__VEXT_ATTR
 #define BMM__AXPY_VEC(T, M, N) \
-  ((N) % (16 / (int)sizeof(T)) == 0 && (M) * (N) * (int)sizeof(T) <= 192)
+  ((N) % (16 / (int)sizeof(T)) == 0 && (M) * (N) * (int)sizeof(T) <= 16 * (BMM__CPU_VREGS - 4))
 /* the tile in named vectors; uses BMM__CPU_AXPY_ENTRY's A, B, C, i, j, l */
 #define BMM__CPU_AXPY_VBODY(name, T, M, N, K)                                                   \
   do {                                                                                          \

@@ -1055,6 +1055,34 @@ static void test_seed_sweep(void) {
         }
 }
 
+/* cpu_small's fixed-size AXPY kernels: each square m = n = 2..16 with its
+   constant k (k = m) and a run-time k beside it (k = m + 1), in the layouts
+   they take (rowmajor, shared B with bias), both dtypes, every alpha/beta/bias
+   mode, batch 37 (not a multiple of the 4 streams each thread walks). Which
+   of them keep their sums in named vectors depends on the target's registers
+   (BMM__AXPY_VEC): f32 8x8 and f64 6x6 only with AVX-512, so the -march=native
+   build reaches kernels the portable one does not. */
+static void test_small_squares(void) {
+  static const int layouts[] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS};
+  int64_t m, dk;
+  int l, dt, mode, idx = 0;
+  for (dt = BMM_F32; dt <= BMM_F64; ++dt)
+    for (m = 2; m <= 16; ++m)
+      for (dk = 0; dk <= 1; ++dk)
+        for (l = 0; l < (int)(sizeof layouts / sizeof layouts[0]); ++l)
+          for (mode = 0; mode < 4; ++mode) {
+            int bias;
+            bmm_problem p = case_shape((bmm_dtype)dt, layouts[l], 37, m, m, m + dk);
+            tprob t;
+            char label[64];
+            apply_mode(&p, mode, layouts[l], &bias);
+            snprintf(label, sizeof label, "small square #%d %s", idx, bmmx_layout_name(layouts[l]));
+            tprob_make(&t, &p, bias, (uint64_t)idx + 11000, label);
+            tprob_run_all(&t, (unsigned)idx++);
+            tprob_free(&t);
+          }
+}
+
 /* The public suite (bench/suite.csv), the benchmark's cases, run here over
    every strategy with the batch cut to about 2^21 multiply-adds per case
    (cases over 2^24 per entry are only listed as skipped). */
@@ -2203,6 +2231,7 @@ static void test_table_concurrent(void) {
   X(random_strided)             \
   X(random_large)               \
   X(seed_sweep)                 \
+  X(small_squares)              \
   X(suite_cases)                \
   X(batchdims_seed)             \
   X(batchdims_xw_bias)          \
