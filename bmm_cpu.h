@@ -599,77 +599,87 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
 #endif
 
 /* AXPY: C tile += column of A times row of B. With vector extensions, where a
-   row of C is whole 16-byte vectors and the M x N/V tile of sums leaves 4 of
-   the target's vector registers free (16 registers: f32 4x4, f64 2x2 and 4x4;
-   32 with AVX-512: also f32 8x8 and f64 6x6), the sums are named vectors
-   times a broadcast of A; elsewhere plain loops left to the vectoriser (f32
-   8x8 in vectors spills its 16 sums with 16 registers and was slower). Dev VM
-   2026-11-23 (AVX2), 2 threads, bench_cpu GB/s in L2 (--mb 2): 4x4x4 f32 21 ->
-   32, f64 27 -> 47, 4x4x9 f32 19-26 -> 28; in memory (--mb 64) at the memory
-   rate before and after (16-18 -> 18-20). Dev VM 2026-11-24 (Zen 4, AVX-512),
-   --mb 4 / --mb 256: 8x8x8 f32 32-33 -> 62-65 / 28-31 -> 34-60, with shared B
-   and bias 18 -> 42-43 / 12-15 -> 36-37; 6x6x6 f64 37-38 -> 56-57 / 32-35 ->
-   40-54. Every element is the same chain of FMAs over l either way. */
+   row of C is whole vectors and the M x N/V tile of sums leaves 4 of the
+   target's vector registers free, the sums are named vectors times a broadcast
+   of A: the widest vectors (BMM__CPU_VBYTES) where they fit, else 16-byte ones
+   (AVX-512: f32 16x16 and f64 8x8 in 64 bytes; f32 4x4, 8x8 and f64 2x2, 4x4,
+   6x6 in 16. AVX2: f32 8x8, f64 4x4 in 32; f32 4x4, f64 2x2 in 16). Elsewhere
+   plain loops left to the vectoriser (f32 8x8 in 16-byte vectors spills its
+   16 sums with 16 registers and was slower). Dev VM 2026-11-23 (AVX2), 2
+   threads, bench_cpu GB/s in L2 (--mb 2): 4x4x4 f32 21 -> 32, f64 27 -> 47,
+   4x4x9 f32 19-26 -> 28; in memory (--mb 64) at the memory rate before and
+   after (16-18 -> 18-20). Dev VM 2026-11-24 (Zen 4, AVX-512), --mb 4 / --mb
+   256: 8x8x8 f32 32-33 -> 62-65 / 28-31 -> 34-60, with shared B and bias 18
+   -> 42-43 / 12-15 -> 36-37; 6x6x6 f64 37-38 -> 56-57 / 32-35 -> 40-54;
+   16x16x16 f32 29-35 -> 76 / 22-24 -> 22-28, with shared B and bias 22 -> 50
+   / 24 -> 31-32; 8x8x8 f64 44-54 -> 131 / 35-36 -> 27-36 (memory-bound
+   there). Every element is the same chain of FMAs over l either way. */
 #if BMM__CPU_VEXT
 #define BMM__AXPY_ATTR BMM__VEXT_ATTR
-#define BMM__AXPY_VEC(T, M, N) \
-  ((N) % (16 / (int)sizeof(T)) == 0 && (M) * (N) * (int)sizeof(T) <= 16 * (BMM__CPU_VREGS - 4))
-/* the tile in named vectors; uses BMM__CPU_AXPY_ENTRY's A, B, C, i, j, l */
-#define BMM__CPU_AXPY_VBODY(name, T, M, N, K)                                                   \
-  do {                                                                                          \
-    enum { V = 16 / (int)sizeof(T), NV = (N) / V > 0 ? (N) / V : 1 };                           \
-    bmm__v16_##name vs[M][NV], bv[NV];                                                          \
-    /* plan fields read once: stores to C may alias *pl for the compiler */                     \
-    const T al = (T)pl->alpha, be = (T)pl->beta, *bias = (const T *)pl->bias;                   \
-    const int rc = pl->read_c;                                                                  \
-    for (i = 0; i < M; ++i)                                                                     \
-      for (j = 0; j < NV; ++j)                                                                  \
-        vs[i][j] = (bmm__v16_##name){0};                                                        \
-    for (l = 0; l < (K); ++l) {                                                                 \
-      for (j = 0; j < NV; ++j)                                                                  \
-        bv[j] = BMM__V16LOAD(name, B + l * N + j * V);                                          \
-      for (i = 0; i < M; ++i) {                                                                 \
-        const T a = A[i * (K) + l];                                                             \
-        for (j = 0; j < NV; ++j)                                                                \
-          vs[i][j] += a * bv[j];                                                                \
-      }                                                                                         \
-    }                                                                                           \
-    for (i = 0; i < M; ++i)                                                                     \
-      for (j = 0; j < NV; ++j) {                                                                \
-        const T *bs = bias ? bias + j * V : NULL;                                               \
-        bmm__v16_##name r;                                                                      \
-        BMM__VEPILOGUE(V16, BMM__V16LOAD, name, bmm__v16_##name, rc, al, be, C + i * N + j * V, \
-                       bs, vs[i][j], r);                                                        \
-        BMM__V16STORE(name, C + i * N + j * V, r);                                              \
-      }                                                                                         \
+/* the tile fits vectors of VB bytes: rows of whole vectors, sums in all but
+   4 of the registers */
+#define BMM__AXPY_FITS(T, M, N, VB) \
+  ((N) % ((VB) / (int)sizeof(T)) == 0 && (M) * (N) * (int)sizeof(T) <= (VB) * (BMM__CPU_VREGS - 4))
+/* the tile in named vectors of type VT (VB bytes; loads LD, stores ST, width
+   W for BMM__VEPILOGUE); uses BMM__CPU_AXPY_ENTRY's A, B, C, i, j, l */
+#define BMM__CPU_AXPY_VBODY(name, T, M, N, K, VT, VB, LD, ST, W)                         \
+  do {                                                                                   \
+    enum { V = (VB) / (int)sizeof(T), NV = (N) / V > 0 ? (N) / V : 1 };                  \
+    VT vs[M][NV], bv[NV];                                                                \
+    /* plan fields read once: stores to C may alias *pl for the compiler */              \
+    const T al = (T)pl->alpha, be = (T)pl->beta, *bias = (const T *)pl->bias;            \
+    const int rc = pl->read_c;                                                           \
+    for (i = 0; i < M; ++i)                                                              \
+      for (j = 0; j < NV; ++j)                                                           \
+        vs[i][j] = (VT){0};                                                              \
+    for (l = 0; l < (K); ++l) {                                                          \
+      for (j = 0; j < NV; ++j)                                                           \
+        bv[j] = LD(name, B + l * N + j * V);                                             \
+      for (i = 0; i < M; ++i) {                                                          \
+        const T a = A[i * (K) + l];                                                      \
+        for (j = 0; j < NV; ++j)                                                         \
+          vs[i][j] += a * bv[j];                                                         \
+      }                                                                                  \
+    }                                                                                    \
+    for (i = 0; i < M; ++i)                                                              \
+      for (j = 0; j < NV; ++j) {                                                         \
+        const T *bs = bias ? bias + j * V : NULL;                                        \
+        VT r;                                                                            \
+        BMM__VEPILOGUE(W, LD, name, VT, rc, al, be, C + i * N + j * V, bs, vs[i][j], r); \
+        ST(name, C + i * N + j * V, r);                                                  \
+      }                                                                                  \
   } while (0)
 #else
 #define BMM__AXPY_ATTR
-#define BMM__AXPY_VEC(T, M, N) 0
-#define BMM__CPU_AXPY_VBODY(name, T, M, N, K) ((void)0)
+#define BMM__AXPY_FITS(T, M, N, VB) 0
+#define BMM__CPU_AXPY_VBODY(name, T, M, N, K, VT, VB, LD, ST, W) ((void)0)
 #endif
-#define BMM__CPU_AXPY_ENTRY(name, T, M, N, K, bi)                    \
-  do {                                                               \
-    const T *BMM__RESTRICT A = (const T *)pl->a.ptr + (bi)*sa;       \
-    const T *BMM__RESTRICT B = (const T *)pl->b.ptr + (bi)*sb;       \
-    T *BMM__RESTRICT C = (T *)pl->c.ptr + (bi)*sc;                   \
-    int64_t i, j, l;                                                 \
-    if (BMM__AXPY_VEC(T, M, N)) {                                    \
-      BMM__CPU_AXPY_VBODY(name, T, M, N, K);                         \
-    } else {                                                         \
-      T acc[M][N];                                                   \
-      for (i = 0; i < M; ++i)                                        \
-        for (j = 0; j < N; ++j)                                      \
-          acc[i][j] = 0;                                             \
-      for (l = 0; l < (K); ++l)                                      \
-        for (i = 0; i < M; ++i) {                                    \
-          const T a = A[i * (K) + l];                                \
-          for (j = 0; j < N; ++j)                                    \
-            acc[i][j] = BMM__FMA_##name(a, B[l * N + j], acc[i][j]); \
-        }                                                            \
-      for (i = 0; i < M; ++i)                                        \
-        BMM__CPU_STORE(T, pl, C + i * N, 1, acc[i], N, 0, 1);        \
-    }                                                                \
+#define BMM__CPU_AXPY_ENTRY(name, T, M, N, K, bi)                                             \
+  do {                                                                                        \
+    const T *BMM__RESTRICT A = (const T *)pl->a.ptr + (bi)*sa;                                \
+    const T *BMM__RESTRICT B = (const T *)pl->b.ptr + (bi)*sb;                                \
+    T *BMM__RESTRICT C = (T *)pl->c.ptr + (bi)*sc;                                            \
+    int64_t i, j, l;                                                                          \
+    if (BMM__AXPY_FITS(T, M, N, BMM__CPU_VBYTES)) {                                           \
+      BMM__CPU_AXPY_VBODY(name, T, M, N, K, bmm__vec_##name, BMM__CPU_VBYTES, BMM__VLOAD,     \
+                          BMM__VSTORE, V);                                                    \
+    } else if (BMM__AXPY_FITS(T, M, N, 16)) {                                                 \
+      BMM__CPU_AXPY_VBODY(name, T, M, N, K, bmm__v16_##name, 16, BMM__V16LOAD, BMM__V16STORE, \
+                          V16);                                                               \
+    } else {                                                                                  \
+      T acc[M][N];                                                                            \
+      for (i = 0; i < M; ++i)                                                                 \
+        for (j = 0; j < N; ++j)                                                               \
+          acc[i][j] = 0;                                                                      \
+      for (l = 0; l < (K); ++l)                                                               \
+        for (i = 0; i < M; ++i) {                                                             \
+          const T a = A[i * (K) + l];                                                         \
+          for (j = 0; j < N; ++j)                                                             \
+            acc[i][j] = BMM__FMA_##name(a, B[l * N + j], acc[i][j]);                          \
+        }                                                                                     \
+      for (i = 0; i < M; ++i)                                                                 \
+        BMM__CPU_STORE(T, pl, C + i * N, 1, acc[i], N, 0, 1);                                 \
+    }                                                                                         \
   } while (0)
 /* One copy of the entry's code, reached through BMM__CPU_STREAM_AT. A second
    copy for the tail (as the dot kernels have) once made bits depend on the
@@ -722,7 +732,7 @@ BMM_DTYPES(BMM__CPU_SMALL_ALL)
 #undef BMM__CPU_AXPY_ENTRY
 #undef BMM__CPU_AXPY_VBODY
 #undef BMM__AXPY_ATTR
-#undef BMM__AXPY_VEC
+#undef BMM__AXPY_FITS
 
 /* ---- cpu_dot, short columns: m = 2..4 rows of A stored as columns ---------
    (a.row_stride 1, columns acs >= m apart: the col_a layout). cpu_dot's COLS

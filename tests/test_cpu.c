@@ -1059,9 +1059,9 @@ static void test_seed_sweep(void) {
    constant k (k = m) and a run-time k beside it (k = m + 1), in the layouts
    they take (rowmajor, shared B with bias), both dtypes, every alpha/beta/bias
    mode, batch 37 (not a multiple of the 4 streams each thread walks). Which
-   of them keep their sums in named vectors depends on the target's registers
-   (BMM__AXPY_VEC): f32 8x8 and f64 6x6 only with AVX-512, so the -march=native
-   build reaches kernels the portable one does not. */
+   of them keep their sums in named vectors, and how wide, depends on the
+   target (BMM__AXPY_FITS), so the -march=native build reaches kernels the
+   portable one does not. */
 static void test_small_squares(void) {
   static const int layouts[] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS};
   int64_t m, dk;
