@@ -1957,6 +1957,18 @@ static void test_explain(void) {
 
 /* ---- same bits for 1 and 2 threads ------------------------------------------ */
 
+/* Strategy i of cpu_strategies (-1: AUTO) into *st and its description into
+   desc; 0 where it does not claim t's problem (or the problem has no plan). */
+static int claiming_strategy(const tprob *t, int i, bmm_strategy *st, char *desc, size_t len) {
+  bmm_plan plan;
+  *st = i < 0 ? BMM_STRATEGY_AUTO : cpu_strategies[i].s;
+  if (bmm_plan_problem(&t->p, BMM_BACKEND_CPU, &plan) != BMM_OK ||
+      (i >= 0 && !bmm_strategy_supports(*st, &plan)))
+    return 0;
+  tprob_desc(t, *st, desc, len);
+  return 1;
+}
+
 /* With k == 1 every strategy's sum is the one product a*b, so C's bits are
    those of the epilogue alone: every strategy must match cpu_ref bit for bit.
    Fails if any kernel's copy of the epilogue lets the compiler fuse alpha*acc
@@ -1982,13 +1994,9 @@ static void test_epilogue_same_bits(void) {
         if (tprob_run(&t, BMM_CPU_REF, 0)) {
           memcpy(want, t.c.alloc, (size_t)t.c.count * t.c.es);
           for (i = -1; i < NCPU; ++i) {
-            bmm_strategy st = i < 0 ? BMM_STRATEGY_AUTO : cpu_strategies[i].s;
+            bmm_strategy st;
             char desc[600];
-            bmm_plan plan;
-            if (st == BMM_CPU_REF || bmm_plan_problem(&t.p, BMM_BACKEND_CPU, &plan) != BMM_OK ||
-                (i >= 0 && !bmm_strategy_supports(st, &plan)))
-              continue;
-            tprob_desc(&t, st, desc, sizeof desc);
+            if (!claiming_strategy(&t, i, &st, desc, sizeof desc) || st == BMM_CPU_REF) continue;
             if (!tprob_run(&t, st, i & 1)) continue;
             CHECK(memcmp(want, t.c.alloc, (size_t)t.c.count * t.c.es) == 0,
                   "%s: C's bits differ from cpu_ref's (k == 1: the epilogue alone)", desc);
@@ -2021,13 +2029,9 @@ static void test_threads_same_bits(void) {
       one = (unsigned char *)malloc((size_t)t.c.count * t.c.es);
       if (!one) exit(2);
       for (i = -1; i < NCPU; ++i) {
-        bmm_strategy st = i < 0 ? BMM_STRATEGY_AUTO : cpu_strategies[i].s;
+        bmm_strategy st;
         char desc[600];
-        bmm_plan plan;
-        if (bmm_plan_problem(&t.p, BMM_BACKEND_CPU, &plan) != BMM_OK ||
-            (i >= 0 && !bmm_strategy_supports(st, &plan)))
-          continue;
-        tprob_desc(&t, st, desc, sizeof desc);
+        if (!claiming_strategy(&t, i, &st, desc, sizeof desc)) continue;
         omp_set_num_threads(1);
         if (!tprob_run(&t, st, 0)) continue;
         memcpy(one, t.c.alloc, (size_t)t.c.count * t.c.es);
