@@ -1508,8 +1508,16 @@ bmm_status bmm_explain(const bmm_problem *p, bmm_backend be, char *buf, size_t l
                      "CUDA backend: compile the implementation from bmm_cuda.cuh");
 #endif
   }
-  return bmm__explain_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES,
-                           BMM_FORCE_CPU_STRATEGY, buf, len, &pl);
+  bmm_status s = bmm__explain_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES,
+                                   BMM_FORCE_CPU_STRATEGY, buf, len, &pl);
+  if (s == BMM_OK && bmm__cpu_stream_c(&pl)) {
+    const size_t used = strlen(buf);
+    snprintf(buf + used, len - used,
+             "; C streamed (non-temporal stores: beta = 0 and the call moves >= "
+             "BMM_CPU_STREAM_BYTES = %.0f)",
+             (double)BMM_CPU_STREAM_BYTES);
+  }
+  return s;
 }
 
 bmm_status bmm_table_get(bmm_backend be, int arch, bmm_table_rule *rules, int max, int *count) {

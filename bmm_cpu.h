@@ -143,6 +143,67 @@ static void bmm__cpu_cpu_ref(const bmm_plan *pl) {
 #define BMM__CPU_VREGS 16
 #endif
 
+/* Non-temporal stores (see bmm__cpu_stream_c): x86-64 intrinsics, GNU C */
+#if defined(__GNUC__) && !defined(__CUDACC__) && !defined(BMM_CPU_PORTABLE) && \
+    defined(__x86_64__) && defined(__SSE2__)
+#define BMM__CPU_NT 1
+#include <immintrin.h>
+#else
+#define BMM__CPU_NT 0
+#endif
+
+/* ---- streaming stores of C --------------------------------------------------
+   A plain store first reads its cache line (read for ownership): where beta = 0
+   that read is wasted, and C's bytes cross the memory bus twice. Non-temporal
+   stores write whole lines without reading them, and keep C out of the caches,
+   which only pays where C would not stay there anyway: calls that move at least
+   BMM_CPU_STREAM_BYTES (batch x (m*k + k*n + m*n) elements; default 32 MiB, the
+   last-level cache of the dev VM; 0 streams every beta = 0 call, -1 none). Zen 4
+   dev VM 2026-11-24, 2 threads, 256 MB calls, the code before and after
+   alternated in one process, GB/s: 4^3 f32 37 -> 45, f64 37 -> 44; 8^3 f32
+   38 -> 45; 3x1x5 f32 35 -> 37; with C on 64-byte lines 16^3 f64 33 -> 43 and
+   32^3 f64 17 -> 23-24 (16 bytes off: 19 -> 21). At 16 MB (in L3) 3x1x5 f32
+   lost, 70 -> 48 GB/s: hence the threshold. x86-64 with GNU C only; elsewhere
+   plain stores. Same values either way, so no bits change. */
+#ifndef BMM_CPU_STREAM_BYTES
+#define BMM_CPU_STREAM_BYTES (32.0 * 1024 * 1024)
+#endif
+#if BMM__CPU_NT
+/* one element: movnti of its bits */
+#define BMM__NTSTORE_1(T, p, x)                          \
+  do {                                                   \
+    const T bmm__x = (x);                                \
+    if (sizeof(T) == 4) {                                \
+      int bmm__w;                                        \
+      memcpy(&bmm__w, &bmm__x, 4);                       \
+      _mm_stream_si32((int *)(void *)(p), bmm__w);       \
+    } else {                                             \
+      long long bmm__w;                                  \
+      memcpy(&bmm__w, &bmm__x, 8);                       \
+      _mm_stream_si64((long long *)(void *)(p), bmm__w); \
+    }                                                    \
+  } while (0)
+#define BMM__NT_FENCE() _mm_sfence()
+#else
+#define BMM__NTSTORE_1(T, p, x) (*(p) = (x))
+#define BMM__NT_FENCE() ((void)0)
+#endif
+/* Does this call stream C? Not cpu_ref (the oracle stays plain), nor
+   cpu_batch_simd (its C is a few % of the bytes, stored as whole vectors that
+   movnti would split into lanes: seed_k25_batch_inner f32 24 -> 21-22 GB/s),
+   and only where k <= 256: cpu_blocked adds later K blocks into C, and longer
+   sums make C's share of the traffic small. */
+#define BMM__CPU_STREAM_MAX_K 256
+static int bmm__cpu_stream_c(const bmm_plan *pl) {
+  const double elems =
+      (double)pl->batch * ((double)pl->m * (double)pl->k + (double)pl->k * (double)pl->n +
+                           (double)pl->m * (double)pl->n);
+  return BMM__CPU_NT && !pl->read_c && pl->strategy != BMM_CPU_REF &&
+         pl->strategy != BMM_CPU_BATCH_SIMD && pl->k <= BMM__CPU_STREAM_MAX_K &&
+         BMM_CPU_STREAM_BYTES >= 0 &&
+         elems * (double)bmm_dtype_size(pl->dtype) >= (double)BMM_CPU_STREAM_BYTES;
+}
+
 /* Partial sums per dot product: 8 independent FMA chains hide the FMA latency
    and map to one vector register; fixed, so the order of additions (and the
    bits of the result) never depends on the machine or the thread count. */
@@ -195,11 +256,13 @@ static void bmm__cpu_parallel(const bmm_plan *pl, bmm__cpu_range_fn fn, int64_t 
       int64_t per = units / tn, extra = units % tn;
       int64_t u0 = t * per + (t < extra ? t : extra);
       fn(pl, u0, u0 + per + (t < extra ? 1 : 0));
+      BMM__NT_FENCE(); /* streamed stores are weakly ordered: done before the join */
     }
     return;
   }
 #endif
   fn(pl, 0, units);
+  BMM__NT_FENCE();
 }
 
 /* Element offsets of batch entry bi; one multiply for the one-dim classes. */
@@ -225,13 +288,17 @@ static void bmm__cpu_parallel(const bmm_plan *pl, bmm__cpu_range_fn fn, int64_t 
 
 /* Store cnt results acc[0..cnt) to C at stride cs, j0 + jstep*t being the
    column of result t (for the bias). Same arithmetic as BMM__EPILOGUE, with the
-   branches hoisted so that each case is one vectorisable loop. */
-#define BMM__CPU_STORE(T, pl, cp, cs, acc, cnt, j0, jstep)                              \
+   branches hoisted so that each case is one vectorisable loop. nt: stream the
+   stores past the caches (bmm__cpu_stream_c) where they are contiguous. */
+#define BMM__CPU_STORE(T, pl, cp, cs, acc, cnt, j0, jstep, nt)                          \
   do {                                                                                  \
     const T bmm__al = (T)(pl)->alpha, bmm__be = (T)(pl)->beta;                          \
     const T *bmm__bias = (const T *)(pl)->bias;                                         \
     int64_t bmm__t;                                                                     \
-    if (!(pl)->read_c && !bmm__bias) {                                                  \
+    if ((nt) && (cs) == 1 && !bmm__bias) {                                              \
+      for (bmm__t = 0; bmm__t < (cnt); ++bmm__t)                                        \
+        BMM__NTSTORE_1(T, (cp) + bmm__t, bmm__al * (acc)[bmm__t]);                      \
+    } else if (!(pl)->read_c && !bmm__bias) {                                           \
       for (bmm__t = 0; bmm__t < (cnt); ++bmm__t)                                        \
         (cp)[bmm__t * (cs)] = bmm__al * (acc)[bmm__t];                                  \
     } else {                                                                            \
@@ -309,7 +376,7 @@ static int bmm__cpu_dot_form(const bmm_plan *pl) {
     const int64_t ars = pl->a.row_stride, acs = pl->a.col_stride;                               \
     const int64_t brs = pl->b.row_stride, bcs = pl->b.col_stride;                               \
     const int64_t crs = pl->c.row_stride, ccs = pl->c.col_stride;                               \
-    const int form = bmm__cpu_dot_form(pl);                                                     \
+    const int form = bmm__cpu_dot_form(pl), nt = bmm__cpu_stream_c(pl);                         \
     int64_t bi, i, j, l, t;                                                                     \
     T acc[BMM__CPU_CHUNK];                                                                      \
     for (bi = b0; bi < b1; ++bi) {                                                              \
@@ -328,7 +395,7 @@ static int bmm__cpu_dot_form(const bmm_plan *pl) {
               for (t = 0; t < jn; ++t)                                                          \
                 acc[t] = BMM__FMA_##name(a, br[t], acc[t]);                                     \
             }                                                                                   \
-            BMM__CPU_STORE(T, pl, C + i * crs + j * ccs, ccs, acc, jn, j, 1);                   \
+            BMM__CPU_STORE(T, pl, C + i * crs + j * ccs, ccs, acc, jn, j, 1, nt);               \
           }                                                                                     \
       } else if (form == BMM__DOT_FORM_COLS) {                                                  \
         for (j = 0; j < n; ++j)                                                                 \
@@ -342,13 +409,13 @@ static int bmm__cpu_dot_form(const bmm_plan *pl) {
               for (t = 0; t < in; ++t)                                                          \
                 acc[t] = BMM__FMA_##name(ac[t], b, acc[t]);                                     \
             }                                                                                   \
-            BMM__CPU_STORE(T, pl, C + i * crs + j * ccs, crs, acc, in, j, 0);                   \
+            BMM__CPU_STORE(T, pl, C + i * crs + j * ccs, crs, acc, in, j, 0, nt);               \
           }                                                                                     \
       } else if (form == BMM__DOT_FORM_DOT) {                                                   \
         for (i = 0; i < m; ++i)                                                                 \
           for (j = 0; j < n; ++j) {                                                             \
             acc[0] = bmm__cpu_dotp_##name(A + i * ars, 1, B + j * bcs, 1, k);                   \
-            BMM__CPU_STORE(T, pl, C + i * crs + j * ccs, 1, acc, 1, j, 0);                      \
+            BMM__CPU_STORE(T, pl, C + i * crs + j * ccs, 1, acc, 1, j, 0, nt);                  \
           }                                                                                     \
       } else {                                                                                  \
         for (i = 0; i < m; ++i)                                                                 \
@@ -361,7 +428,7 @@ static int bmm__cpu_dot_form(const bmm_plan *pl) {
             }                                                                                   \
             if (l < k) s0 = BMM__FMA_##name(ar[l * acs], bc[l * brs], s0);                      \
             acc[0] = s0 + s1;                                                                   \
-            BMM__CPU_STORE(T, pl, C + i * crs + j * ccs, 1, acc, 1, j, 0);                      \
+            BMM__CPU_STORE(T, pl, C + i * crs + j * ccs, 1, acc, 1, j, 0, nt);                  \
           }                                                                                     \
       }                                                                                         \
     }                                                                                           \
@@ -447,6 +514,40 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
       BMM__##W##FMA_##name(al, x, r);                            \
     }                                                            \
   } while (0)
+/* A vector store to C (W: V16 or V, as above), streamed where nt says:
+   0 never, 1 where p is aligned to the vector, 2 also in 16-byte pieces where
+   p is only 16-byte aligned (C of a malloc'd array lies 16 bytes off a 64-byte
+   line). The pieces cost a store each: they pay in cpu_small's tiny,
+   memory-bound products (8^3 f64 at 16 bytes off, 35 -> 43 GB/s), not in
+   cpu_blocked's (32^3 f64 19 -> 17, 24^3 23 -> 17). */
+#if BMM__CPU_NT
+#define BMM__NTSTORE_V16(p, v) _mm_stream_si128((__m128i *)(void *)(p), (__m128i)(v))
+#if BMM__CPU_VBYTES == 64
+#define BMM__NTSTORE_V(p, v) _mm512_stream_si512((__m512i *)(void *)(p), (__m512i)(v))
+#elif BMM__CPU_VBYTES == 32
+#define BMM__NTSTORE_V(p, v) _mm256_stream_si256((__m256i *)(void *)(p), (__m256i)(v))
+#else
+#define BMM__NTSTORE_V(p, v) BMM__NTSTORE_V16(p, v)
+#endif
+#define BMM__VSTORE_C(W, name, nt, p, v)                                          \
+  do {                                                                            \
+    const uintptr_t bmm__a = (uintptr_t)(const void *)(p);                        \
+    int bmm__q;                                                                   \
+    if ((nt) > 0 && (bmm__a & (sizeof(v) - 1)) == 0) {                            \
+      BMM__NTSTORE_##W(p, v);                                                     \
+    } else if ((nt) < 2 || (bmm__a & 15) != 0) {                                  \
+      BMM__##W##STORE(name, p, v);                                                \
+    } else {                                                                      \
+      for (bmm__q = 0; bmm__q < (int)(sizeof(v) / 16); ++bmm__q) {                \
+        __m128i bmm__x;                                                           \
+        memcpy(&bmm__x, (const char *)&(v) + 16 * bmm__q, 16);                    \
+        _mm_stream_si128((__m128i *)(void *)((char *)(p) + 16 * bmm__q), bmm__x); \
+      }                                                                           \
+    }                                                                             \
+  } while (0)
+#else
+#define BMM__VSTORE_C(W, name, nt, p, v) BMM__##W##STORE(name, p, v)
+#endif
 #else
 #define BMM__CPU_VEXT 0
 #define BMM__VEXT_ATTR
@@ -543,7 +644,7 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
     BMM__HSUM_##name(s, acc);                                                   \
     for (i = 0; i < M; ++i)                                                     \
       acc[i] += t[i];                                                           \
-    BMM__CPU_STORE(T, pl, C, 1, acc, M, 0, 0);                                  \
+    BMM__CPU_STORE(T, pl, C, 1, acc, M, 0, 0, nt);                              \
   } while (0)
 #define BMM__CPU_SMALL_DOT(name, T, M, N, K, TAG)                                     \
   static BMM__VEXT_ATTR void bmm__cpu_small_##name##_DOT##M##x##N##x##TAG(            \
@@ -552,6 +653,7 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
     const int64_t kk = pl->k, sa = pl->a.batch_stride[0], sb = pl->b.batch_stride[0]; \
     const int64_t sc = pl->c.batch_stride[0];                                         \
     const int64_t len = (b1 - b0) / BMM__CPU_STREAMS;                                 \
+    const int nt = bmm__cpu_stream_c(pl);                                             \
     int64_t u, q;                                                                     \
     (void)kk;                                                                         \
     for (u = 0; u < len; ++u)                                                         \
@@ -593,7 +695,7 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
             s[i][v] += s[i][v + w];                                                        \
         acc[i] = s[i][0] + t[i];                                                           \
       }                                                                                    \
-      BMM__CPU_STORE(T, pl, C, 1, acc, M, 0, 0);                                           \
+      BMM__CPU_STORE(T, pl, C, 1, acc, M, 0, 0, 0);                                        \
     }                                                                                      \
   }
 #endif
@@ -622,7 +724,7 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
   ((N) % ((VB) / (int)sizeof(T)) == 0 && (M) * (N) * (int)sizeof(T) <= (VB) * (BMM__CPU_VREGS - 4))
 /* the tile in named vectors of type VT (VB bytes; loads LD, stores ST, width
    W for BMM__VEPILOGUE); uses BMM__CPU_AXPY_ENTRY's A, B, C, i, j, l */
-#define BMM__CPU_AXPY_VBODY(name, T, M, N, K, VT, VB, LD, ST, W)                         \
+#define BMM__CPU_AXPY_VBODY(name, T, M, N, K, VT, VB, LD, W)                             \
   do {                                                                                   \
     enum { V = (VB) / (int)sizeof(T), NV = (N) / V > 0 ? (N) / V : 1 };                  \
     VT vs[M][NV], bv[NV];                                                                \
@@ -646,13 +748,13 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
         const T *bs = bias ? bias + j * V : NULL;                                        \
         VT r;                                                                            \
         BMM__VEPILOGUE(W, LD, name, VT, rc, al, be, C + i * N + j * V, bs, vs[i][j], r); \
-        ST(name, C + i * N + j * V, r);                                                  \
+        BMM__VSTORE_C(W, name, 2 * nt, C + i * N + j * V, r);                            \
       }                                                                                  \
   } while (0)
 #else
 #define BMM__AXPY_ATTR
 #define BMM__AXPY_FITS(T, M, N, VB) 0
-#define BMM__CPU_AXPY_VBODY(name, T, M, N, K, VT, VB, LD, ST, W) ((void)0)
+#define BMM__CPU_AXPY_VBODY(name, T, M, N, K, VT, VB, LD, W) ((void)0)
 #endif
 #define BMM__CPU_AXPY_ENTRY(name, T, M, N, K, bi)                                             \
   do {                                                                                        \
@@ -661,11 +763,9 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
     T *BMM__RESTRICT C = (T *)pl->c.ptr + (bi)*sc;                                            \
     int64_t i, j, l;                                                                          \
     if (BMM__AXPY_FITS(T, M, N, BMM__CPU_VBYTES)) {                                           \
-      BMM__CPU_AXPY_VBODY(name, T, M, N, K, bmm__vec_##name, BMM__CPU_VBYTES, BMM__VLOAD,     \
-                          BMM__VSTORE, V);                                                    \
+      BMM__CPU_AXPY_VBODY(name, T, M, N, K, bmm__vec_##name, BMM__CPU_VBYTES, BMM__VLOAD, V); \
     } else if (BMM__AXPY_FITS(T, M, N, 16)) {                                                 \
-      BMM__CPU_AXPY_VBODY(name, T, M, N, K, bmm__v16_##name, 16, BMM__V16LOAD, BMM__V16STORE, \
-                          V16);                                                               \
+      BMM__CPU_AXPY_VBODY(name, T, M, N, K, bmm__v16_##name, 16, BMM__V16LOAD, V16);          \
     } else {                                                                                  \
       T acc[M][N];                                                                            \
       for (i = 0; i < M; ++i)                                                                 \
@@ -678,7 +778,7 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
             acc[i][j] = BMM__FMA_##name(a, B[l * N + j], acc[i][j]);                          \
         }                                                                                     \
       for (i = 0; i < M; ++i)                                                                 \
-        BMM__CPU_STORE(T, pl, C + i * N, 1, acc[i], N, 0, 1);                                 \
+        BMM__CPU_STORE(T, pl, C + i * N, 1, acc[i], N, 0, 1, nt);                             \
     }                                                                                         \
   } while (0)
 /* One copy of the entry's code, reached through BMM__CPU_STREAM_AT. A second
@@ -692,6 +792,7 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
     const int64_t kk = pl->k, sa = pl->a.batch_stride[0], sb = pl->b.batch_stride[0]; \
     const int64_t sc = pl->c.batch_stride[0];                                         \
     const int64_t len = (b1 - b0) / BMM__CPU_STREAMS;                                 \
+    const int nt = bmm__cpu_stream_c(pl);                                             \
     int64_t st;                                                                       \
     (void)kk;                                                                         \
     for (st = 0; st < b1 - b0; ++st)                                                  \
@@ -780,7 +881,7 @@ BMM_DTYPES(BMM__CPU_SMALL_ALL)
         BMM__V16STORE(name, acc + v * V, (s[0][v] + s[1][v]) + (s[2][v] + s[3][v]));     \
       for (v = 0; v < (M); ++v) /* l == k-1: the last column, in scalars */              \
         acc[v] = BMM__FMA_##name(A[l * acs + v], b[l * brs], acc[v]);                    \
-      BMM__CPU_STORE(T, pl, C + j * ccs, crs, acc, M, j, 0);                             \
+      BMM__CPU_STORE(T, pl, C + j * ccs, crs, acc, M, j, 0, nt);                         \
     }                                                                                    \
   } while (0)
 #define BMM__CPU_COLV(name, T, FORM, M, N, K, TAG)                                              \
@@ -791,6 +892,7 @@ BMM_DTYPES(BMM__CPU_SMALL_ALL)
     const int64_t acs = (N) ? (M) : pl->a.col_stride, brs = (N) ? 1 : pl->b.row_stride;         \
     const int64_t bcs = pl->b.col_stride, crs = pl->c.row_stride, ccs = pl->c.col_stride;       \
     const int64_t len = (b1 - b0) / BMM__CPU_STREAMS;                                           \
+    const int nt = bmm__cpu_stream_c(pl);                                                       \
     int64_t u, q;                                                                               \
     (void)kk;                                                                                   \
     for (u = 0; u < len; ++u)                                                                   \
@@ -1013,39 +1115,42 @@ static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz) {
    function of its own (the epilogue's vector code once, not in every
    caller). */
 #if BMM__CPU_VEXT
-#define BMM__CPU_BLK_VSTORE(name, T)                                                            \
-  static BMM__VEXT_ATTR void bmm__cpu_blk_vstore_##name(const bmm_plan *pl, T *cp, int64_t crs, \
-                                                        const T *out, int64_t h, int64_t j0) {  \
-    enum { VL = BMM__CPU_VBYTES / (int)sizeof(T) };                                             \
-    const T al = (T)pl->alpha, be = (T)pl->beta, *bias = (const T *)pl->bias;                   \
-    const int rc = pl->read_c;                                                                  \
-    int64_t i, v;                                                                               \
-    for (i = 0; i < h; ++i)                                                                     \
-      for (v = 0; v < 2; ++v) {                                                                 \
-        T *c = cp + i * crs + v * VL;                                                           \
-        const T *bs = bias ? bias + j0 + v * VL : NULL;                                         \
-        bmm__vec_##name r;                                                                      \
-        BMM__VEPILOGUE(V, BMM__VLOAD, name, bmm__vec_##name, rc, al, be, c, bs,                 \
-                       BMM__VLOAD(name, out + (i * 2 + v) * VL), r);                            \
-        BMM__VSTORE(name, c, r);                                                                \
-      }                                                                                         \
+#define BMM__CPU_BLK_VSTORE(name, T)                                                         \
+  static BMM__VEXT_ATTR void bmm__cpu_blk_vstore_##name(                                     \
+      const bmm_plan *pl, T *cp, int64_t crs, const T *out, int64_t h, int64_t j0, int nt) { \
+    enum { VL = BMM__CPU_VBYTES / (int)sizeof(T) };                                          \
+    const T al = (T)pl->alpha, be = (T)pl->beta, *bias = (const T *)pl->bias;                \
+    const int rc = pl->read_c;                                                               \
+    int64_t i, v;                                                                            \
+    /* all rows aligned (streamed) or none: one test, not one per store (one                 \
+       per store cost 16^3 f64 15% where none was aligned) */                                \
+    nt = nt && ((uintptr_t)cp | (uintptr_t)crs * sizeof(T)) % BMM__CPU_VBYTES == 0;          \
+    for (i = 0; i < h; ++i)                                                                  \
+      for (v = 0; v < 2; ++v) {                                                              \
+        T *c = cp + i * crs + v * VL;                                                        \
+        const T *bs = bias ? bias + j0 + v * VL : NULL;                                      \
+        bmm__vec_##name r;                                                                   \
+        BMM__VEPILOGUE(V, BMM__VLOAD, name, bmm__vec_##name, rc, al, be, c, bs,              \
+                       BMM__VLOAD(name, out + (i * 2 + v) * VL), r);                         \
+        BMM__VSTORE_C(V, name, nt, c, r);                                                    \
+      }                                                                                      \
   }
-#define BMM__BLK_STORE(T, name, pl, cp, crs, ccs, out, h, cnt, j0)                          \
-  do {                                                                                      \
-    int64_t bmm__i;                                                                         \
-    if ((ccs) == 1 && (cnt) == NR)                                                          \
-      bmm__cpu_blk_vstore_##name(pl, cp, crs, out, h, j0);                                  \
-    else                                                                                    \
-      for (bmm__i = 0; bmm__i < (h); ++bmm__i)                                              \
-        BMM__CPU_STORE(T, pl, (cp) + bmm__i * (crs), ccs, (out) + bmm__i * NR, cnt, j0, 1); \
+#define BMM__BLK_STORE(T, name, pl, cp, crs, ccs, out, h, cnt, j0)                             \
+  do {                                                                                         \
+    int64_t bmm__i;                                                                            \
+    if ((ccs) == 1 && (cnt) == NR)                                                             \
+      bmm__cpu_blk_vstore_##name(pl, cp, crs, out, h, j0, nt);                                 \
+    else                                                                                       \
+      for (bmm__i = 0; bmm__i < (h); ++bmm__i)                                                 \
+        BMM__CPU_STORE(T, pl, (cp) + bmm__i * (crs), ccs, (out) + bmm__i * NR, cnt, j0, 1, 0); \
   } while (0)
 #else
 #define BMM__CPU_BLK_VSTORE(name, T)
-#define BMM__BLK_STORE(T, name, pl, cp, crs, ccs, out, h, cnt, j0)                        \
-  do {                                                                                    \
-    int64_t bmm__i;                                                                       \
-    for (bmm__i = 0; bmm__i < (h); ++bmm__i)                                              \
-      BMM__CPU_STORE(T, pl, (cp) + bmm__i * (crs), ccs, (out) + bmm__i * NR, cnt, j0, 1); \
+#define BMM__BLK_STORE(T, name, pl, cp, crs, ccs, out, h, cnt, j0)                           \
+  do {                                                                                       \
+    int64_t bmm__i;                                                                          \
+    for (bmm__i = 0; bmm__i < (h); ++bmm__i)                                                 \
+      BMM__CPU_STORE(T, pl, (cp) + bmm__i * (crs), ccs, (out) + bmm__i * NR, cnt, j0, 1, 0); \
   } while (0)
 #endif
 
@@ -1053,7 +1158,13 @@ static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz) {
   BMM__CPU_BLK_TILES(name, T)                                                                     \
   BMM__CPU_BLK_VSTORE(name, T)                                                                    \
   static void bmm__cpu_blocked_range_##name(const bmm_plan *pl, int64_t u0, int64_t u1) {         \
-    enum { VL = BMM__CPU_VBYTES / sz, NR = 2 * VL, NC = BMM__BLK_NC, MR = BMM__BLK_MR };          \
+    enum {                                                                                        \
+      VL = BMM__CPU_VBYTES / sz,                                                                  \
+      NR = 2 * VL,                                                                                \
+      NC = BMM__BLK_NC,                                                                           \
+      MR = BMM__BLK_MR,                                                                           \
+      KC_HOLDS_STREAMED_K = 1 / (BMM__BLK_KC >= BMM__CPU_STREAM_MAX_K)                            \
+    };                                                                                            \
     const int64_t m = pl->m, n = pl->n, k = pl->k;                                                \
     const int64_t ars = pl->a.row_stride, acs = pl->a.col_stride;                                 \
     const int64_t brs = pl->b.row_stride, bcs = pl->b.col_stride;                                 \
@@ -1061,6 +1172,8 @@ static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz) {
     const int64_t per = bmm__cpu_blk_units(pl, sz), rows = bmm__cpu_blk_rows(pl, sz);             \
     const int64_t nrb = (m + rows - 1) / rows;                                                    \
     const int in_place = bmm__cpu_blk_in_place(pl, sz);                                           \
+    /* streamed C is written once: k <= BMM__CPU_STREAM_MAX_K is one KC block */                  \
+    const int nt = bmm__cpu_stream_c(pl);                                                         \
     T out[BMM__BLK_MR * NR];                                                                      \
     T *bp = NULL;                                                                                 \
     int64_t u, bi, jc, pc, jr, ir, i, j, l, w;                                                    \
@@ -1081,7 +1194,7 @@ static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz) {
         for (i = i0; i < i1; ++i)                                                                 \
           for (j = j0; j < j1; ++j) {                                                             \
             out[0] = bmm__cpu_dotp_##name(A + i * ars, acs, B + j * bcs, brs, k);                 \
-            BMM__CPU_STORE(T, pl, C + i * crs + j * ccs, 1, out, 1, j, 0);                        \
+            BMM__CPU_STORE(T, pl, C + i * crs + j * ccs, 1, out, 1, j, 0, nt);                    \
           }                                                                                       \
         continue;                                                                                 \
       }                                                                                           \
@@ -1249,7 +1362,7 @@ BMM_DTYPES(BMM__CPU_SMALL_SELECT)
                 for (v = 0; v < VB; ++v)                                                \
                   acc[v] = BMM__FMA_##name(x[v], y[v], acc[v]);                         \
               }                                                                         \
-              BMM__CPU_STORE(T, pl, cp + vb, 1, acc, VB, j, 0);                         \
+              BMM__CPU_STORE(T, pl, cp + vb, 1, acc, VB, j, 0, 0);                      \
             } else {                                                                    \
               const int64_t w = cnt - vb;                                               \
               for (l = 0; l < k; ++l) {                                                 \
@@ -1258,7 +1371,7 @@ BMM_DTYPES(BMM__CPU_SMALL_SELECT)
                 for (v = 0; v < w; ++v)                                                 \
                   acc[v] = BMM__FMA_##name(x[v], y[v], acc[v]);                         \
               }                                                                         \
-              BMM__CPU_STORE(T, pl, cp + vb, 1, acc, w, j, 0);                          \
+              BMM__CPU_STORE(T, pl, cp + vb, 1, acc, w, j, 0, 0);                       \
             }                                                                           \
           }                                                                             \
         }                                                                               \

@@ -8,7 +8,8 @@
                                 problems (alpha/beta/bias, k = 0, m/n/k = 1)
                                 vs bmm_reference, and 1- vs 2-thread bits
    Options: --mb N (bytes per row, default 256 MB), --only NAME (rows whose name
-   starts with NAME), --reps N (minimum timed runs, default 5).
+   starts with NAME), --reps N (minimum timed runs, default 5), --auto (AUTO
+   only, not every strategy: a quicker run to compare builds or peers).
 
    Roofline per row: max(bytes / copy bandwidth, flops / FMA peak), both
    measured here first with the threads the kernels get: bandwidth as memcpy
@@ -170,8 +171,12 @@ BMM_DTYPES(BENCH_FMA_PEAK)
 
 static int check_failed, check_passed;
 
+/* 64-byte aligned (torch's CPU allocator does so; numpy's malloc gives 16):
+   cpu_blocked streams C only where its rows start on a cache line (see
+   bmm__cpu_stream_c); README "Speed" says so */
 static void *xmalloc(int64_t elems, size_t es) {
-  void *p = malloc((size_t)(elems > 0 ? elems : 1) * es);
+  void *p = NULL;
+  if (posix_memalign(&p, 64, (size_t)(elems > 0 ? elems : 1) * es) != 0) p = NULL;
   if (!p) {
     fprintf(stderr, "out of memory\n");
     exit(2);
@@ -316,7 +321,7 @@ static bench_result run_one(bmm_problem *p, const bmmx_case *cs, void *c, int64_
 int main(int argc, char **argv) {
   const char *suite = "bench/suite.csv", *only = NULL;
   double mb = 256, bw, peak[BMM_DTYPE_COUNT] = {0};
-  int min_reps = 5, i, n, failed = 0, roofline_only = 0;
+  int min_reps = 5, i, n, failed = 0, roofline_only = 0, auto_only = 0;
   static bmmx_case cases[512];
   char err[256];
   for (i = 1; i < argc; ++i) {
@@ -325,7 +330,9 @@ int main(int argc, char **argv) {
       roofline_only = 1;
       continue;
     }
-    if (strcmp(argv[i], "--mb") == 0 && i + 1 < argc)
+    if (strcmp(argv[i], "--auto") == 0)
+      auto_only = 1;
+    else if (strcmp(argv[i], "--mb") == 0 && i + 1 < argc)
       mb = atof(argv[++i]);
     else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
       only = argv[++i];
@@ -391,7 +398,7 @@ int main(int argc, char **argv) {
     bmmx_fill(cs.dtype, bias, cs.n, &seed);
     snprintf(shape, sizeof shape, "%lld,%lld,%lld", (long long)cs.m, (long long)cs.n,
              (long long)cs.k);
-    for (s = 0; s <= BMM_CPU_BATCH_SIMD; ++s) {
+    for (s = 0; s <= (auto_only ? 0 : BMM_CPU_BATCH_SIMD); ++s) {
       bmm_problem p = bmmx_problem(&cs, a, b, c, bias);
       bmm_plan pl;
       bench_result r;
