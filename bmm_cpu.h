@@ -804,6 +804,7 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
 // clang-format off
 #define BMM__CPU_SMALL_KERNELS(X, name, T)                                                     \
   BMM__CPU_SMALL_SEED_KS(X, name, T, 3)                                                        \
+  BMM__CPU_SMALL_SHORT_KS(X, name, T, 3)                                                       \
   X(name, T, DOT, 1, 1, kk, k) X(name, T, DOT, 2, 1, kk, k) X(name, T, DOT, 3, 1, kk, k)       \
   X(name, T, DOT, 4, 1, kk, k)                                                                 \
   X(name, T, AXPY, 2, 2, 2, 2) X(name, T, AXPY, 3, 3, 3, 3) X(name, T, AXPY, 4, 4, 4, 4)       \
@@ -825,6 +826,17 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
   X(name, T, DOT, M, 1, 30, 30)               \
   X(name, T, DOT, M, 1, 35, 35)               \
   X(name, T, DOT, M, 1, 40, 40) X(name, T, DOT, M, 1, 45, 45) X(name, T, DOT, M, 1, 50, 50)
+/* The other k < 16 of m x 1 (DOT only): the run-time-k kernel spends short
+   rows in its scalar tail and branches (`ninja demo`, Zen 4 VM 2026-11-24,
+   batch 10^6 f32: k = 6..9 and 11..14 at 34-85% of copy beside 105-139% at
+   k = 5 and 10; from k = 16 on it kept pace). */
+// clang-format off
+#define BMM__CPU_SMALL_SHORT_KS(X, name, T, M)                                              \
+  X(name, T, DOT, M, 1, 2, 2) X(name, T, DOT, M, 1, 3, 3) X(name, T, DOT, M, 1, 4, 4)       \
+  X(name, T, DOT, M, 1, 6, 6) X(name, T, DOT, M, 1, 7, 7) X(name, T, DOT, M, 1, 8, 8)       \
+  X(name, T, DOT, M, 1, 9, 9) X(name, T, DOT, M, 1, 11, 11) X(name, T, DOT, M, 1, 12, 12)   \
+  X(name, T, DOT, M, 1, 13, 13) X(name, T, DOT, M, 1, 14, 14)
+// clang-format on
 
 #define BMM__CPU_SMALL_DEF(name, T, FORM, M, N, K, TAG) BMM__CPU_SMALL_##FORM(name, T, M, N, K, TAG)
 #define BMM__CPU_SMALL_ALL(E, name, T, sz) BMM__CPU_SMALL_KERNELS(BMM__CPU_SMALL_DEF, name, T)

@@ -1029,8 +1029,8 @@ static void test_random_large(void) {
 }
 
 /* The seed's sweep, where cpu_small and cpu_dot have constant-k kernels
-   (k = 5..50 by 5, m = 3, n = 1) and run-time-k ones beside them: each k of
-   the sweep and its neighbours, m = 2..4, in the layouts those kernels take
+   (m = 3, n = 1; k = 5..50 by 5 and, for cpu_small, every k < 16) and
+   run-time-k ones beside them: every k = 1..51, m = 2..4, in the layouts those kernels take
    (rowmajor, shared B, col_a), batch 37 (not a multiple of the 4 streams
    each thread walks). */
 static void test_seed_sweep(void) {
@@ -1038,7 +1038,7 @@ static void test_seed_sweep(void) {
   int64_t k, m;
   int l, dt, idx = 0;
   for (dt = BMM_F32; dt <= BMM_F64; ++dt)
-    for (k = 4; k <= 51; ++k)
+    for (k = 1; k <= 51; ++k)
       for (m = 2; m <= 4; ++m)
         for (l = 0; l < (int)(sizeof layouts / sizeof layouts[0]); ++l) {
           int bias;
