@@ -188,7 +188,8 @@ static void bmm__cpu_cpu_ref(const bmm_plan *pl) {
 #define BMM__NTSTORE_1(T, p, x) (*(p) = (x))
 #define BMM__NT_FENCE() ((void)0)
 #endif
-/* Does this call stream C? Not cpu_ref (the oracle stays plain), nor
+/* Does this call stream C? Only where A*B counts (alpha = 0 or k = 0 take
+   the plain C = beta*C + bias pass); not cpu_ref (the oracle stays plain), nor
    cpu_batch_simd (its C is a few % of the bytes, stored as whole vectors that
    movnti would split into lanes: seed_k25_batch_inner f32 24 -> 21-22 GB/s),
    and only where k <= 256: cpu_blocked adds later K blocks into C, and longer
@@ -198,7 +199,7 @@ static int bmm__cpu_stream_c(const bmm_plan *pl) {
   const double elems =
       (double)pl->batch * ((double)pl->m * (double)pl->k + (double)pl->k * (double)pl->n +
                            (double)pl->m * (double)pl->n);
-  return BMM__CPU_NT && !pl->read_c && pl->strategy != BMM_CPU_REF &&
+  return BMM__CPU_NT && pl->use_ab && !pl->read_c && pl->strategy != BMM_CPU_REF &&
          pl->strategy != BMM_CPU_BATCH_SIMD && pl->k <= BMM__CPU_STREAM_MAX_K &&
          BMM_CPU_STREAM_BYTES >= 0 &&
          elems * (double)bmm_dtype_size(pl->dtype) >= (double)BMM_CPU_STREAM_BYTES;

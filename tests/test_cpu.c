@@ -1945,28 +1945,32 @@ static void test_explain(void) {
     CHECK(contains(why, "forced") && contains(why, cpu_strategies[i].name) && plan.rule_index == -1,
           "%s: `%s` (rule_index %d)", ctx, why, plan.rule_index);
   }
-  /* explain says where C is streamed (non-temporal stores): beta = 0, k <= 256,
-     not cpu_ref, a call that moves BMM_CPU_STREAM_BYTES or more; x86-64 only.
-     Explain reads no operand, so the 41 MB problem is left unallocated. */
+  /* explain says where C is streamed (non-temporal stores): alpha != 0,
+     beta = 0, k <= 256, not cpu_ref, a call that moves BMM_CPU_STREAM_BYTES or
+     more; x86-64 only. Explain reads no operand, so the 41 MB problem is left
+     unallocated. */
   {
     const int64_t batches[2] = {1000, 100000};
     void *a = malloc((size_t)100000 * 75 * 4), *b = malloc((size_t)100000 * 25 * 4);
     void *c = malloc((size_t)100000 * 3 * 4);
-    int bi, beta, ref;
+    int bi, beta, ref, alpha0;
     for (bi = 0; bi < 2 && a && b && c; ++bi)
       for (beta = 0; beta < 2; ++beta)
-        for (ref = 0; ref < 2; ++ref) {
-          bmm_problem p = bmm_problem_rowmajor(BMM_F32, batches[bi], 3, 1, 25, a, b, c);
-          const double bytes = (double)batches[bi] * (75 + 25 + 3) * 4;
-          const int want_stream = BMM__CPU_NT && !beta && !ref && BMM_CPU_STREAM_BYTES >= 0 &&
-                                  bytes >= (double)BMM_CPU_STREAM_BYTES;
-          p.beta = beta, p.strategy = ref ? BMM_CPU_REF : BMM_STRATEGY_AUTO;
-          snprintf(ctx, sizeof ctx, "explain streaming batch=%lld beta=%d %s",
-                   (long long)batches[bi], beta, ref ? "cpu_ref" : "auto");
-          EXPECT(bmm_explain(&p, BMM_BACKEND_CPU, why, sizeof why), BMM_OK, NULL, ctx);
-          CHECK(contains(why, "C streamed") == want_stream, "%s: `%s` (want streamed: %d)", ctx,
-                why, want_stream);
-        }
+        for (ref = 0; ref < 2; ++ref)
+          for (alpha0 = 0; alpha0 < 2; ++alpha0) {
+            bmm_problem p = bmm_problem_rowmajor(BMM_F32, batches[bi], 3, 1, 25, a, b, c);
+            const double bytes = (double)batches[bi] * (75 + 25 + 3) * 4;
+            const int want_stream = BMM__CPU_NT && !alpha0 && !beta && !ref &&
+                                    BMM_CPU_STREAM_BYTES >= 0 &&
+                                    bytes >= (double)BMM_CPU_STREAM_BYTES;
+            p.beta = beta, p.strategy = ref ? BMM_CPU_REF : BMM_STRATEGY_AUTO;
+            p.alpha = alpha0 ? 0.0 : 1.0;
+            snprintf(ctx, sizeof ctx, "explain streaming batch=%lld alpha=%d beta=%d %s",
+                     (long long)batches[bi], !alpha0, beta, ref ? "cpu_ref" : "auto");
+            EXPECT(bmm_explain(&p, BMM_BACKEND_CPU, why, sizeof why), BMM_OK, NULL, ctx);
+            CHECK(contains(why, "C streamed") == want_stream, "%s: `%s` (want streamed: %d)", ctx,
+                  why, want_stream);
+          }
     free(a), free(b), free(c);
   }
   /* a short buffer is cut and terminated */
