@@ -62,10 +62,15 @@ extern "C" {
 
 /* ---- the axes, each written once --------------------------------------- */
 
-/* X(ENUM, name, C type, bytes). F16/BF16 will be one line each here. */
-#define BMM_DTYPES(X)   \
-  X(F32, f32, float, 4) \
-  X(F64, f64, double, 8)
+/* One row per dtype drives everything that differs by dtype:
+   X(ENUM, name, storage C type, bytes, accumulation C type, unit roundoff of
+     the accumulation (2^-24, 2^-53: test tolerances and the README's bound),
+     cuBLAS/CUDA data type token (cudaDataType_t)).
+   Consumers take the columns they need and end with "..." so a new column
+   breaks none of them. */
+#define BMM_DTYPES(X)                                              \
+  X(F32, f32, float, 4, float, 5.9604644775390625e-08, CUDA_R_32F) \
+  X(F64, f64, double, 8, double, 1.1102230246251565e-16, CUDA_R_64F)
 
 /* X(ENUM, name, description). Derived from strides by validation. */
 #define BMM_LAYOUTS(X)                                                    \
@@ -130,7 +135,7 @@ extern "C" {
    be a silent wrong answer, so validation rejects it. */
 typedef enum bmm_dtype {
   BMM_DTYPE_UNSET = 0,
-#define BMM__X(E, n, T, s) BMM_##E,
+#define BMM__X(E, n, T, s, ...) BMM_##E,
   BMM_DTYPES(BMM__X)
 #undef BMM__X
       BMM_DTYPE_COUNT
@@ -402,7 +407,7 @@ const char *bmm_status_string(bmm_status s) {
 
 const char *bmm_dtype_name(bmm_dtype d) {
   switch (d) {
-#define BMM__X(E, n, T, s) \
+#define BMM__X(E, n, T, s, ...) \
   case BMM_##E: return #n;
     BMM_DTYPES(BMM__X)
 #undef BMM__X
@@ -412,7 +417,7 @@ const char *bmm_dtype_name(bmm_dtype d) {
 
 size_t bmm_dtype_size(bmm_dtype d) {
   switch (d) {
-#define BMM__X(E, n, T, s) \
+#define BMM__X(E, n, T, s, ...) \
   case BMM_##E: return s;
     BMM_DTYPES(BMM__X)
 #undef BMM__X
@@ -1475,7 +1480,7 @@ bmm_status bmm_reference(const bmm_problem *p, long double *out, long double *ma
   if (s != BMM_OK) return s;
   if (pl.m * pl.n * pl.batch > 0 && !out) return bmm__fail(BMM_NULL_POINTER, "out is NULL");
   switch (pl.dtype) {
-#define BMM__X(E, name, T, sz) \
+#define BMM__X(E, name, T, sz, ...) \
   case BMM_##E: bmm__cpu_reference_##name(&pl, out, mag); break;
     BMM_DTYPES(BMM__X)
 #undef BMM__X

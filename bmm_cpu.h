@@ -45,7 +45,7 @@ extern "C" {
   } while (0)
 
 /* Reference: plain loops over any strides, accumulating in T. */
-#define BMM__CPU_REF(E, name, T, sz)                                                 \
+#define BMM__CPU_REF(E, name, T, sz, ...)                                                 \
   static void bmm__cpu_ref_##name(const bmm_plan *pl) {                              \
     int64_t bi;                                                                      \
     for (bi = 0; bi < pl->batch; ++bi) {                                             \
@@ -69,7 +69,7 @@ BMM_DTYPES(BMM__CPU_REF)
 #undef BMM__CPU_REF
 
 /* The oracle: long double accumulation, packed output, C only read. */
-#define BMM__CPU_REFERENCE(E, name, T, sz)                                                        \
+#define BMM__CPU_REFERENCE(E, name, T, sz, ...)                                                        \
   static void bmm__cpu_reference_##name(const bmm_plan *pl, long double *out, long double *mag) { \
     int64_t bi, i, j, l;                                                                          \
     for (bi = 0; bi < pl->batch; ++bi) {                                                          \
@@ -109,7 +109,7 @@ BMM_DTYPES(BMM__CPU_REFERENCE)
 
 static void bmm__cpu_cpu_ref(const bmm_plan *pl) {
   switch (pl->dtype) {
-#define BMM__X(E, name, T, sz) \
+#define BMM__X(E, name, T, sz, ...) \
   case BMM_##E: bmm__cpu_ref_##name(pl); break;
     BMM_DTYPES(BMM__X)
 #undef BMM__X
@@ -313,7 +313,7 @@ static void bmm__cpu_parallel(const bmm_plan *pl, bmm__cpu_range_fn fn, int64_t 
 
 /* k == 0 or alpha == 0: A and B are NULL, C = beta*C + bias (alpha*0 kept, so
    an infinite alpha gives NaN exactly as the reference does). */
-#define BMM__CPU_SCALE(E, name, T, sz)                                               \
+#define BMM__CPU_SCALE(E, name, T, sz, ...)                                               \
   static void bmm__cpu_scale_##name(const bmm_plan *pl, int64_t b0, int64_t b1) {    \
     int64_t bi, i, j;                                                                \
     for (bi = b0; bi < b1; ++bi) {                                                   \
@@ -350,7 +350,7 @@ static int bmm__cpu_dot_form(const bmm_plan *pl) {
   return best < BMM__CPU_DOT_W ? BMM__DOT_FORM_STRIDED : form;
 }
 
-#define BMM__CPU_DOT(E, name, T, sz)                                                            \
+#define BMM__CPU_DOT(E, name, T, sz, ...)                                                            \
   /* sum of x[l*xs]*y[l*ys], l < k, in W interleaved partial sums then a fixed tree */          \
   static T bmm__cpu_dotp_##name(const T *BMM__RESTRICT x, int64_t xs, const T *BMM__RESTRICT y, \
                                 int64_t ys, int64_t k) {                                        \
@@ -840,7 +840,7 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
 // clang-format on
 
 #define BMM__CPU_SMALL_DEF(name, T, FORM, M, N, K, TAG) BMM__CPU_SMALL_##FORM(name, T, M, N, K, TAG)
-#define BMM__CPU_SMALL_ALL(E, name, T, sz) BMM__CPU_SMALL_KERNELS(BMM__CPU_SMALL_DEF, name, T)
+#define BMM__CPU_SMALL_ALL(E, name, T, sz, ...) BMM__CPU_SMALL_KERNELS(BMM__CPU_SMALL_DEF, name, T)
 BMM_DTYPES(BMM__CPU_SMALL_ALL)
 #undef BMM__CPU_SMALL_ALL
 #undef BMM__CPU_AXPY_ENTRY
@@ -921,7 +921,7 @@ BMM_DTYPES(BMM__CPU_SMALL_ALL)
   X(name, T, COL, 2, 1, kk, k) X(name, T, COL, 3, 1, kk, k) X(name, T, COL, 4, 1, kk, k)     \
   X(name, T, COL, 2, 0, kk, k) X(name, T, COL, 3, 0, kk, k) X(name, T, COL, 4, 0, kk, k)
 // clang-format on
-#define BMM__CPU_COLV_ALL(E, name, T, sz) BMM__CPU_COLV_KERNELS(BMM__CPU_COLV, name, T)
+#define BMM__CPU_COLV_ALL(E, name, T, sz, ...) BMM__CPU_COLV_KERNELS(BMM__CPU_COLV, name, T)
 BMM_DTYPES(BMM__CPU_COLV_ALL)
 #undef BMM__CPU_COLV_ALL
 #undef BMM__CPU_COLV
@@ -948,7 +948,7 @@ BMM_DTYPES(BMM__CPU_COLV_ALL)
 
 /* cpu_dot's kernel for a call: a short-column one where it applies, else the
    general one. */
-#define BMM__CPU_DOT_SELECT(E, name, T, sz)                                 \
+#define BMM__CPU_DOT_SELECT(E, name, T, sz, ...)                                 \
   static bmm__cpu_range_fn bmm__cpu_dot_select_##name(const bmm_plan *pl) { \
     BMM__CPU_COLV_SELECT(name)                                              \
     return bmm__cpu_dot_range_##name;                                       \
@@ -1167,7 +1167,7 @@ static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz) {
   } while (0)
 #endif
 
-#define BMM__CPU_BLOCKED(E, name, T, sz)                                                          \
+#define BMM__CPU_BLOCKED(E, name, T, sz, ...)                                                          \
   BMM__CPU_BLK_TILES(name, T)                                                                     \
   BMM__CPU_BLK_VSTORE(name, T)                                                                    \
   static void bmm__cpu_blocked_range_##name(const bmm_plan *pl, int64_t u0, int64_t u1) {         \
@@ -1317,7 +1317,7 @@ BMM_DTYPES(BMM__CPU_BLOCKED)
    one column block (bmm__cpu_blk_units is 1). */
 #define BMM__CPU_SMALL_PICK(name, T, FORM, M, N, K, TAG) \
   if (m == M && n == N && k == (K)) return bmm__cpu_small_##name##_##FORM##M##x##N##x##TAG;
-#define BMM__CPU_SMALL_SELECT(E, name, T, sz)                                 \
+#define BMM__CPU_SMALL_SELECT(E, name, T, sz, ...)                                 \
   static bmm__cpu_range_fn bmm__cpu_small_select_##name(const bmm_plan *pl) { \
     const int64_t m = pl->m, n = pl->n, k = pl->k, kk = pl->k;                \
     (void)kk;                                                                 \
@@ -1346,7 +1346,7 @@ BMM_DTYPES(BMM__CPU_SMALL_SELECT)
 #endif
 #define BMM__BS_PF(T) (512 / (int)sizeof(T))
 #define BMM__BS_CHUNK 256
-#define BMM__CPU_BATCH_SIMD(E, name, T, sz)                                             \
+#define BMM__CPU_BATCH_SIMD(E, name, T, sz, ...)                                             \
   static void bmm__cpu_bsimd_range_##name(const bmm_plan *pl, int64_t u0, int64_t u1) { \
     enum { VB = 2 * BMM__CPU_VBYTES / sz };                                             \
     const int64_t m = pl->m, n = pl->n, k = pl->k, nb = pl->batch;                      \
@@ -1416,13 +1416,13 @@ BMM_DTYPES(BMM__CPU_BATCH_SIMD)
       fn = bmm__cpu_scale_##name;             \
     break;
 
-#define BMM__PICK_DOT(E, name, T, sz) \
+#define BMM__PICK_DOT(E, name, T, sz, ...) \
   BMM__PICK_UNITS(E, name, bmm__cpu_dot_select_##name(pl), pl->batch)
-#define BMM__PICK_SMALL(E, name, T, sz) \
+#define BMM__PICK_SMALL(E, name, T, sz, ...) \
   BMM__PICK_UNITS(E, name, bmm__cpu_small_select_##name(pl), pl->batch)
-#define BMM__PICK_BLOCKED(E, name, T, sz) \
+#define BMM__PICK_BLOCKED(E, name, T, sz, ...) \
   BMM__PICK_UNITS(E, name, bmm__cpu_blocked_range_##name, pl->batch *bmm__cpu_blk_units(pl, sz))
-#define BMM__PICK_BSIMD(E, name, T, sz)                 \
+#define BMM__PICK_BSIMD(E, name, T, sz, ...)                 \
   BMM__PICK_UNITS(E, name, bmm__cpu_bsimd_range_##name, \
                   (pl->batch + BMM__BS_CHUNK - 1) / BMM__BS_CHUNK)
 

@@ -206,7 +206,7 @@ static __device__ __forceinline__ void bmm__cuda_offsets(const bmm_plan *pl, int
 #define BMM__CUDA_NTHREADS() ((int64_t)gridDim.x * blockDim.x)
 
 /* A strided dot product; inlined with constant strides for packed layouts. */
-#define BMM__CUDA_DOT(E, name, T, sz)                                                        \
+#define BMM__CUDA_DOT(E, name, T, sz, ...)                                                        \
   static __device__ __forceinline__ T bmm__cuda_dot_##name(                                  \
       const T *__restrict__ a, int64_t as, const T *__restrict__ b, int64_t bs, int64_t k) { \
     T acc = 0;                                                                               \
@@ -220,7 +220,7 @@ BMM_DTYPES(BMM__CUDA_DOT)
 /* LOOP: a thread per C element, K sequential (XLA's kLoop). Consecutive
    threads take consecutive j, then i, then b: C writes are coalesced for
    packed C and A rows are shared through L1 by the n threads of a row. */
-#define BMM__CUDA_LOOP(E, name, T, sz)                                                         \
+#define BMM__CUDA_LOOP(E, name, T, sz, ...)                                                         \
   __global__ void bmm__cuda_loop_##name(const __grid_constant__ bmm__cuda_args args) {         \
     const bmm_plan *pl = &args.pl;                                                             \
     const int64_t m = pl->m, n = pl->n, k = pl->k, mn = m * n, total = mn * pl->batch;         \
@@ -250,7 +250,7 @@ BMM_DTYPES(BMM__CUDA_LOOP)
    then a shuffle tree sums. Every lane of a warp runs the same number of
    iterations (the loop tests the warp's first group) so the full-mask
    shuffles are legal; lanes past the end add zeros and store nothing. */
-#define BMM__CUDA_WARP(E, name, T, sz)                                                           \
+#define BMM__CUDA_WARP(E, name, T, sz, ...)                                                           \
   __global__ void bmm__cuda_warp_##name(const __grid_constant__ bmm__cuda_args args) {           \
     const bmm_plan *pl = &args.pl;                                                               \
     const int64_t m = pl->m, n = pl->n, k = pl->k, mn = m * n, total = mn * pl->batch;           \
@@ -330,7 +330,7 @@ extern __shared__ __align__(16) unsigned char bmm__cuda_smem[];
       dst[(e / row) * ld + e % row] = src[e];                                     \
   } while (0)
 
-#define BMM__CUDA_STAGE(E, name, T, sz)                                       \
+#define BMM__CUDA_STAGE(E, name, T, sz, ...)                                       \
   static __device__ __forceinline__ void bmm__cuda_stage_##name(              \
       const T *__restrict__ src, int cnt, T *dst, int row, int ld, int vec) { \
     if (vec >= 16 && 16 % sizeof(T) == 0)                                     \
@@ -346,7 +346,7 @@ extern __shared__ __align__(16) unsigned char bmm__cuda_smem[];
 BMM_DTYPES(BMM__CUDA_STAGE)
 #undef BMM__CUDA_STAGE
 
-#define BMM__CUDA_STAGED(E, name, T, sz)                                                   \
+#define BMM__CUDA_STAGED(E, name, T, sz, ...)                                                   \
   __global__ void bmm__cuda_staged_##name(const __grid_constant__ bmm__cuda_args args) {   \
     const bmm_plan *pl = &args.pl;                                                         \
     const int m = (int)pl->m, n = (int)pl->n, k = (int)pl->k, mn = m * n;                  \
@@ -459,8 +459,8 @@ BMM_DTYPES(BMM__CUDA_STAGED)
       }                                                                                       \
     }                                                                                         \
   }
-#define BMM__CUDA_TILED32(E, name, T, sz) BMM__CUDA_TILED(E, name, T, sz, 32)
-#define BMM__CUDA_TILED64(E, name, T, sz) BMM__CUDA_TILED(E, name, T, sz, 64)
+#define BMM__CUDA_TILED32(E, name, T, sz, ...) BMM__CUDA_TILED(E, name, T, sz, 32)
+#define BMM__CUDA_TILED64(E, name, T, sz, ...) BMM__CUDA_TILED(E, name, T, sz, 64)
 BMM_DTYPES(BMM__CUDA_TILED32)
 BMM_DTYPES(BMM__CUDA_TILED64)
 #undef BMM__CUDA_TILED32
@@ -470,7 +470,7 @@ BMM_DTYPES(BMM__CUDA_TILED64)
 /* BATCH_INNER: batch-innermost operands (element (b,i,j) at (i*cols+j)*nb+b):
    consecutive threads take consecutive b of the same (i, j), so every load
    and store of a warp is one contiguous run across the batch. */
-#define BMM__CUDA_BATCH_INNER(E, name, T, sz)                                                  \
+#define BMM__CUDA_BATCH_INNER(E, name, T, sz, ...)                                                  \
   __global__ void bmm__cuda_batch_inner_##name(const __grid_constant__ bmm__cuda_args args) {  \
     const bmm_plan *pl = &args.pl;                                                             \
     const int64_t nb = pl->batch, n = pl->n, total = pl->m * n * nb;                           \
@@ -494,7 +494,7 @@ BMM_DTYPES(BMM__CUDA_BATCH_INNER)
 #ifdef BMM_WITH_CUBLAS
 /* cuBLAS has no bias: added by a second launch after the GEMM (documented in
    explain). Packed C, as CUDA_CUBLAS claims rowmajor/shared_b only. */
-#define BMM__CUDA_ADD_BIAS(E, name, T, sz)                                                 \
+#define BMM__CUDA_ADD_BIAS(E, name, T, sz, ...)                                                 \
   __global__ void bmm__cuda_add_bias_##name(const __grid_constant__ bmm__cuda_args args) { \
     const bmm_plan *pl = &args.pl;                                                         \
     const int64_t n = pl->n, total = pl->m * n * pl->batch;                                \
@@ -747,15 +747,15 @@ static bmm_status bmm__cuda_check_launch(const char *what) {
     switch ((int)L->args.pl.dtype) { cases } /* an unknown dtype never passes validation */  \
     return bmm__cuda_check_launch(#strat);                                                   \
   }
-#define BMM__CUDA_CASE_LOOP(E, name, T, sz) \
+#define BMM__CUDA_CASE_LOOP(E, name, T, sz, ...) \
   case BMM_##E:                             \
     BMM__CUDA_GO(bmm__cuda_loop_##name);    \
     break;
-#define BMM__CUDA_CASE_WARP(E, name, T, sz) \
+#define BMM__CUDA_CASE_WARP(E, name, T, sz, ...) \
   case BMM_##E:                             \
     BMM__CUDA_GO(bmm__cuda_warp_##name);    \
     break;
-#define BMM__CUDA_CASE_BATCH_INNER(E, name, T, sz) \
+#define BMM__CUDA_CASE_BATCH_INNER(E, name, T, sz, ...) \
   case BMM_##E: BMM__CUDA_GO(bmm__cuda_batch_inner_##name); break;
 BMM__CUDA_SIMPLE_LAUNCHER(cuda_loop, BMM_DTYPES(BMM__CUDA_CASE_LOOP))
 BMM__CUDA_SIMPLE_LAUNCHER(cuda_warp, BMM_DTYPES(BMM__CUDA_CASE_WARP))
@@ -785,7 +785,7 @@ static bmm_status bmm__cuda_launch_cuda_staged(const bmm__cuda_launch *L, bmm__c
                                                int dev, cudaStream_t st) {
   bmm_status s = BMM_OK;
   switch (L->args.pl.dtype) {
-#define BMM__X(E, name, T, sz)                                                          \
+#define BMM__X(E, name, T, sz, ...)                                                          \
   case BMM_##E:                                                                         \
     if (L->smem > BMM__CUDA_SMEM_DEFAULT)                                               \
       s = bmm__cuda_optin((const void *)bmm__cuda_staged_##name, (int)BMM_##E, d, dev); \
@@ -802,7 +802,7 @@ static bmm_status bmm__cuda_launch_cuda_tiled(const bmm__cuda_launch *L, bmm__cu
                                               int dev, cudaStream_t st) {
   (void)d, (void)dev;
   switch (L->args.pl.dtype) {
-#define BMM__X(E, name, T, sz)                \
+#define BMM__X(E, name, T, sz, ...)                \
   case BMM_##E:                               \
     if (L->tile == 64)                        \
       BMM__CUDA_GO(bmm__cuda_tiled64_##name); \
@@ -844,7 +844,7 @@ static bmm_status bmm__cuda_launch_cuda_cublas(const bmm__cuda_launch *L, bmm__c
   if (cs == CUBLAS_STATUS_SUCCESS) cs = cublasSetStream(h, st);
   if (cs == CUBLAS_STATUS_SUCCESS) {
     switch (pl->dtype) {
-#define BMM__X(E, name, T, sz)                                                                     \
+#define BMM__X(E, name, T, sz, ...)                                                                     \
   case BMM_##E: {                                                                                  \
     const T al = (T)pl->alpha, be = (T)pl->beta;                                                   \
     const cudaDataType_t ty = sz == 4 ? CUDA_R_32F : CUDA_R_64F;                                   \
@@ -865,7 +865,7 @@ static bmm_status bmm__cuda_launch_cuda_cublas(const bmm__cuda_launch *L, bmm__c
                      cublasGetStatusString(cs));
   if (pl->bias) {
     switch (pl->dtype) {
-#define BMM__X(E, name, T, sz) \
+#define BMM__X(E, name, T, sz, ...) \
   case BMM_##E: BMM__CUDA_GO(bmm__cuda_add_bias_##name); break;
       BMM_DTYPES(BMM__X)
 #undef BMM__X

@@ -129,7 +129,7 @@ static double bench_lanes_sum(const void *v, int sz) {
 #define BENCH_FMA_STEP(name, a, x, y) BMM__FMA_##name(a, x, y)
 #define BENCH_FMA_SUM(a, sz) (double)(a)
 #endif
-#define BENCH_FMA_PEAK(E, name, T, sz)                                                   \
+#define BENCH_FMA_PEAK(E, name, T, sz, ...)                                                   \
   static BENCH_FMA_ATTR double bench_fma_peak_##name(void) {                             \
     enum { NACC = BENCH_FMA_LANES(sz) > 1 ? 16 : 16 * 64 / sz };                         \
     const long iters = 20000000L / (64 / sz);                                            \
@@ -349,7 +349,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   bw = bench_copy_bw((size_t)256 << 20);
-#define BMM__X(E, name, T, sz) peak[BMM_##E] = bench_fma_peak_##name();
+#define BMM__X(E, name, T, sz, ...) peak[BMM_##E] = bench_fma_peak_##name();
   BMM_DTYPES(BMM__X)
 #undef BMM__X
   if (roofline_only) {

@@ -38,7 +38,7 @@ static inline int rel_summary(void) {
 
 static inline double rel_get(bmm_dtype dt, const void *p, int64_t i) {
   switch (dt) {
-#define REL__X(E, n, T, s) \
+#define REL__X(E, n, T, s, ...) \
   case BMM_##E: return (double)((const T *)p)[i];
     BMM_DTYPES(REL__X)
 #undef REL__X
@@ -48,7 +48,7 @@ static inline double rel_get(bmm_dtype dt, const void *p, int64_t i) {
 
 static inline void rel_set(bmm_dtype dt, void *p, int64_t i, double v) {
   switch (dt) {
-#define REL__X(E, n, T, s) \
+#define REL__X(E, n, T, s, ...) \
   case BMM_##E: ((T *)p)[i] = (T)v; break;
     BMM_DTYPES(REL__X)
 #undef REL__X

@@ -80,7 +80,7 @@ static const bmm_strategy all_strategies[] = {
 #define NSTRATEGIES ((int)(sizeof all_strategies / sizeof all_strategies[0]))
 
 static const bmm_dtype all_dtypes[] = {
-#define X(E, name, T, sz) BMM_##E,
+#define X(E, name, T, sz, ...) BMM_##E,
     BMM_DTYPES(X)
 #undef X
 };

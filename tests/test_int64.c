@@ -300,7 +300,7 @@ int main(void) {
            "failed\n");
     return 1;
   }
-#define REL__X(E, n, T, s) \
+#define REL__X(E, n, T, s, ...) \
   large_offsets(BMM_##E);  \
   overflow(BMM_##E);
   BMM_DTYPES(REL__X)

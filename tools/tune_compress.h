@@ -629,7 +629,7 @@ static inline void bmm__put_mask(bmm__buf *b, unsigned mask, int is_dtype) {
     return;
   }
   if (is_dtype) {
-#define BMMT__X(E, name, T, sz)                                     \
+#define BMMT__X(E, name, T, sz, ...)                                     \
   if (mask & BMM_DT(BMM_##E)) {                                     \
     bmm__put(b, "%sBMM_DT(BMM_%s)", any ? " | " : "", #E), any = 1; \
   }
