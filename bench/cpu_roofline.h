@@ -1,0 +1,256 @@
+/* bench/cpu_roofline.h - the CPU memory roofline that bench_cpu and the demo
+   report against (issue 25). Include after bmm.h and tests/bmm_cases.h, in one
+   file; build with OpenMP to measure all threads.
+
+   A row's floor is its minimal bytes (A, B, bias read once, C written once, C
+   read too where beta != 0) over the bandwidth this machine sustains for that
+   mix of reads and writes. memcpy's "copy" figure is one mix (half reads, half
+   writes) and undercounts a read-heavy row by up to 2x (the demo printed 195%
+   "of copy"), so the probe measures a grid of mixes, each with every thread
+   reading several streams with wide loads and writing one stream with
+   streaming (non-temporal) stores, and plain stores where those do better;
+   the best of a few passes counts (a floor is the best the machine can do).
+   A row between two grid mixes gets the larger of the two bandwidths, so the
+   floor errs towards unreachable, never towards beatable.
+
+   Every stream of a pass covers >= 8x the last-level cache (LLC, from sysfs),
+   and a minor stream moves on by its length each pass, so nothing is served
+   from cache. Rows smaller than 4x the LLC may partly stay in cache between
+   calls: bmmx_roof_cached() says so, and callers flag those rows instead of
+   claiming a percentage of a DRAM floor. */
+#ifndef BMM_CPU_ROOFLINE_H
+#define BMM_CPU_ROOFLINE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
+/* read:write lines per step; bytes read fraction = r / (r + w) */
+#define BMMX_ROOF_MIXES(X) \
+  X(0, 1) X(1, 16) X(1, 8) X(1, 4) X(1, 2) X(1, 1) X(2, 1) X(4, 1) X(8, 1) X(16, 1) X(1, 0)
+enum {
+#define BMMX__X(r, w) +1
+  BMMX_ROOF_NMIX = 0 BMMX_ROOF_MIXES(BMMX__X)
+#undef BMMX__X
+};
+
+typedef struct bmmx_roofline {
+  int threads;
+  double llc_bytes;                 /* largest cache of cpu0 (sysfs), 32 MiB if unknown */
+  double probe_bytes;               /* per stream per pass */
+  double read_frac[BMMX_ROOF_NMIX]; /* ascending */
+  double gbps[BMMX_ROOF_NMIX];      /* bytes read + written per second / 1e9 */
+} bmmx_roofline;
+
+static inline double bmmx__roof_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The biggest data/unified cache cpu0 reports under sysfs (the LLC; on a
+   machine with several L3 slices, one slice: the conservative size), 0 when
+   unknown. */
+static inline double bmmx_llc_bytes(void) {
+  double best = 0;
+  int i;
+  for (i = 0; i < 8; ++i) {
+    char path[96], buf[64];
+    FILE *f;
+    double v;
+    char unit = 0;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+    f = fopen(path, "r");
+    if (!f) continue;
+    if (fgets(buf, sizeof buf, f) && sscanf(buf, "%lf%c", &v, &unit) >= 1) {
+      if (unit == 'K') v *= 1024;
+      if (unit == 'M') v *= 1048576;
+      if (v > best) best = v;
+    }
+    fclose(f);
+  }
+  return best;
+}
+
+typedef uint64_t bmmx__roof_line[8]; /* one 64-byte line */
+
+/* Read `nr` lines of src from line r0 on (as 4 interleaved streams), write
+   `nw` lines of dst from line w0 on, interleaved at r:w. Returns a checksum
+   so the reads stay. Runs in each thread on its own part. */
+static inline uint64_t bmmx__roof_pass(const bmmx__roof_line *src, int64_t r0, int64_t nr,
+                                       bmmx__roof_line *dst, int64_t w0, int64_t nw, int rpw,
+                                       int wpr, int streaming) {
+  uint64_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t q = nr / 4, g, done_w = 0, credit = 0;
+  int j;
+  (void)streaming;
+  for (g = 0; g < q || done_w < nw; ++g) {
+    if (g < q) {
+      int s;
+      for (s = 0; s < 4; ++s) {
+        const uint64_t *p = src[r0 + s * q + g];
+        for (j = 0; j < 8; ++j) /* vectorised: wide loads */
+          acc[j] += p[j];
+      }
+      credit += 4 * (int64_t)wpr;
+    } else {
+      credit = (int64_t)rpw * (nw - done_w); /* write-only tail (or mix 0:1) */
+    }
+    while (done_w < nw && credit >= rpw) {
+      uint64_t *d = dst[w0 + done_w];
+#if defined(__AVX__)
+      if (streaming) {
+        __m256i v = _mm256_set1_epi64x((long long)g);
+        _mm256_stream_si256((__m256i *)(void *)d, v);
+        _mm256_stream_si256((__m256i *)(void *)(d + 4), v);
+      } else
+#elif defined(__SSE2__)
+      if (streaming) {
+        __m128i v = _mm_set1_epi64x((long long)g);
+        for (j = 0; j < 8; j += 2)
+          _mm_stream_si128((__m128i *)(void *)(d + j), v);
+      } else
+#endif
+        for (j = 0; j < 8; ++j)
+          d[j] = (uint64_t)g;
+      ++done_w;
+      credit -= rpw > 0 ? rpw : 1;
+    }
+  }
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+  return acc[0] + acc[1] + acc[2] + acc[3] + acc[4] + acc[5] + acc[6] + acc[7];
+}
+
+static volatile uint64_t bmmx__roof_sink;
+
+/* Measure the mixes with omp_get_max_threads() threads (one without OpenMP).
+   Returns 0 when out of memory. About 1-2 s. */
+static inline int bmmx_roofline_measure(bmmx_roofline *r) {
+  static const int mix_r[] = {
+#define BMMX__X(rr, ww) rr,
+      BMMX_ROOF_MIXES(BMMX__X)
+#undef BMMX__X
+  };
+  static const int mix_w[] = {
+#define BMMX__X(rr, ww) ww,
+      BMMX_ROOF_MIXES(BMMX__X)
+#undef BMMX__X
+  };
+  double llc = bmmx_llc_bytes(), bytes;
+  int64_t lines, nthreads = 1;
+  bmmx__roof_line *src = NULL, *dst = NULL;
+  uint64_t sink = 0;
+  int m, pass, stream;
+  memset(r, 0, sizeof *r);
+  r->llc_bytes = llc > 0 ? llc : 32.0 * 1048576;
+  bytes = 8 * r->llc_bytes;
+  if (bytes < 256.0 * 1048576) bytes = 256.0 * 1048576;
+  if (bytes > 2048.0 * 1048576) bytes = 2048.0 * 1048576;
+  r->probe_bytes = bytes;
+#ifdef _OPENMP
+  nthreads = omp_get_max_threads();
+#endif
+  r->threads = (int)nthreads;
+  lines = (int64_t)(bytes / 64) / (8 * nthreads) * (8 * nthreads);
+  if (posix_memalign((void **)&src, 64, (size_t)lines * 64) != 0) src = NULL;
+  if (posix_memalign((void **)&dst, 64, (size_t)lines * 64) != 0) dst = NULL;
+  if (!src || !dst) {
+    free(src), free(dst);
+    return 0;
+  }
+  {
+    int64_t i;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+    for (i = 0; i < lines; ++i) { /* first touch by the thread that reads it */
+      memset(src[i], 1, 64);
+      memset(dst[i], 2, 64);
+    }
+  }
+  for (m = 0; m < BMMX_ROOF_NMIX; ++m) {
+    int rr = mix_r[m], ww = mix_w[m];
+    /* the dominant stream covers the buffer; the minor one its share */
+    int64_t nr = rr >= ww ? lines : lines / ww * rr, nw = ww >= rr ? lines : lines / rr * ww;
+    double best = 0;
+    r->read_frac[m] = (double)rr / (double)(rr + ww);
+    for (stream = 0; stream < 2; ++stream)
+      for (pass = 0; pass < 3; ++pass) {
+        /* the minor stream starts further on each pass: not served from cache */
+        int64_t rbase = nr < lines ? (nr * (pass + 3 * stream + 1)) % (lines - nr + 1) : 0;
+        int64_t wbase = nw < lines ? (nw * (pass + 3 * stream + 1)) % (lines - nw + 1) : 0;
+        double t0 = bmmx__roof_now(), t;
+#ifdef _OPENMP
+#pragma omp parallel reduction(+ : sink)
+#endif
+        {
+          int64_t id = 0, nt = 1, rq, wq;
+#ifdef _OPENMP
+          id = omp_get_thread_num(), nt = omp_get_num_threads();
+#endif
+          rq = nr / nt / 4 * 4, wq = nw / nt;
+          sink += bmmx__roof_pass((const bmmx__roof_line *)src, rbase + id * rq, rq, dst,
+                                  wbase + id * wq, wq, rr, ww, stream == 0);
+        }
+        t = bmmx__roof_now() - t0;
+        if (64.0 * (double)(nr + nw) / t / 1e9 > best) best = 64.0 * (double)(nr + nw) / t / 1e9;
+      }
+    r->gbps[m] = best;
+  }
+  free(src), free(dst);
+  bmmx__roof_sink = sink; /* keeps the reads */
+  return 1;
+}
+
+/* Bandwidth (GB/s) for a row reading `rd` bytes and writing `wr` bytes: the
+   larger of the two grid mixes around its read fraction. */
+static inline double bmmx_roof_gbps(const bmmx_roofline *r, double rd, double wr) {
+  double f = rd + wr > 0 ? rd / (rd + wr) : 1;
+  int m;
+  for (m = 1; m < BMMX_ROOF_NMIX; ++m)
+    if (f <= r->read_frac[m]) return r->gbps[m] > r->gbps[m - 1] ? r->gbps[m] : r->gbps[m - 1];
+  return r->gbps[BMMX_ROOF_NMIX - 1];
+}
+
+/* A case's reads and writes: what bmmx_min_bytes counts, split. */
+static inline void bmmx_case_rw(const bmmx_case *c, int reads_c, double *rd, double *wr) {
+  double cbytes = (double)bmm_dtype_size(c->dtype) * (double)(c->batch * c->m * c->n);
+  *wr = cbytes;
+  *rd = bmmx_min_bytes(c, reads_c) - cbytes;
+}
+
+/* Seconds of the memory floor of a case. */
+static inline double bmmx_roof_seconds(const bmmx_roofline *r, const bmmx_case *c, int reads_c) {
+  double rd, wr;
+  bmmx_case_rw(c, reads_c, &rd, &wr);
+  return (rd + wr) / (bmmx_roof_gbps(r, rd, wr) * 1e9);
+}
+
+/* A row this small may stay in cache between calls: its percentage of a DRAM
+   floor means nothing (callers print it flagged). */
+static inline int bmmx_roof_cached(const bmmx_roofline *r, double bytes) {
+  return bytes <= 4 * r->llc_bytes;
+}
+
+static inline void bmmx_roof_print(FILE *f, const bmmx_roofline *r) {
+  int m;
+  fprintf(f,
+          "roofline: %d thread%s, LLC %.0f MiB, %.0f MiB per stream; GB/s (read+write) by "
+          "read share:",
+          r->threads, r->threads == 1 ? "" : "s", r->llc_bytes / 1048576, r->probe_bytes / 1048576);
+  for (m = 0; m < BMMX_ROOF_NMIX; ++m)
+    fprintf(f, " %.0f%%:%.1f", 100 * r->read_frac[m], r->gbps[m]);
+  fprintf(f, "\n");
+}
+
+#endif
