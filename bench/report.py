@@ -175,7 +175,9 @@ def best_peer(entry, dtype):
 def suite_section(idx, order, meta, choices, targets):
     out = ["## The suite", "",
            "Times in ms (median of >= 20 runs, CUDA events; JAX host clock, see peers.py). "
-           "% roofline = max(bytes / copy bandwidth, flops / FLOP peak) / time. "
+           "% roofline = max(bytes / bandwidth, flops / FLOP peak) / time; bandwidth: the GPU's "
+           "copy figure, on the CPU the one measured for the row's read/write mix "
+           "(bench/cpu_roofline.h; NumPy/JAX rows still against copy). "
            "Best peer: fastest full-precision peer (JAX f32 default precision, which may use "
            "TF32, is the `jax tf32` column, not ranked). Red: a target missed.", "",
            "| row | dtype | batch | m×n×k | layout | bmm AUTO | AUTO strategy | % roofline | "
