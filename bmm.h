@@ -219,6 +219,28 @@ typedef struct bmm_table_rule {
 
 #define BMM_DT(d) (1u << (d))
 
+/* One rule by field name, every field not named 0 (= any / default):
+     BMM_RULE(.layouts = BMM_L_BATCH_INNER, .k_max = 10, .strategy = BMM_CUDA_LOOP,
+              .note = "device, date, command")
+   Name fields in declaration order (C++ requires it; g++ and nvcc accept
+   designated initialisers from C++11). g++'s -Wextra warns in C++ about the
+   fields left out: put a table between BMM_RULES_BEGIN and BMM_RULES_END,
+   which silence that warning (and only that) around it. */
+#define BMM_RULE(...) \
+  { __VA_ARGS__ }
+#if defined(__cplusplus) && defined(__GNUC__)
+/* _Pragma takes one string literal, which clang-format would split */
+/* clang-format off */
+#define BMM_RULES_BEGIN \
+  _Pragma("GCC diagnostic push") \
+  _Pragma("GCC diagnostic ignored \"-Wmissing-field-initializers\"")
+/* clang-format on */
+#define BMM_RULES_END _Pragma("GCC diagnostic pop")
+#else
+#define BMM_RULES_BEGIN
+#define BMM_RULES_END
+#endif
+
 /* What validation resolved: batch dims squeezed and merged, layout class,
    the chosen strategy and rule. Kernels read only this. */
 typedef struct bmm_plan {
@@ -259,6 +281,13 @@ BMM_API bmm_problem bmm_problem_rowmajor(bmm_dtype dt, int64_t batch, int64_t m,
 BMM_API bmm_status bmm_plan_problem(const bmm_problem *p, bmm_backend backend, bmm_plan *out);
 /* Does strategy s claim this plan (layout, size limits)? */
 BMM_API int bmm_strategy_supports(bmm_strategy s, const bmm_plan *plan);
+/* The table's matching rule, for tools that evaluate tables: does rule r
+   admit the plan's dtype, layout class and sizes (masks and ranges only)? */
+BMM_API int bmm_rule_matches(const bmm_table_rule *r, const bmm_plan *plan);
+/* The rule a table picks for a plan, as every backend does: the first whose
+   masks and ranges admit it and whose strategy claims it; -1 if none. Only
+   dtype, layout, m, n, k and batch of the plan are read. */
+BMM_API int bmm_table_lookup(const bmm_table_rule *rules, int count, const bmm_plan *plan);
 
 /* Run on the CPU: p->strategy AUTO (table) or forced. */
 BMM_API bmm_status bmm_cpu(const bmm_problem *p);
@@ -837,11 +866,18 @@ static struct {
 
 static int bmm__in(int64_t v, int64_t lo, int64_t hi) { return v >= lo && (hi == 0 || v <= hi); }
 
-static int bmm__rule_ranges_match(const bmm_table_rule *r, const bmm_plan *p) {
+int bmm_rule_matches(const bmm_table_rule *r, const bmm_plan *p) {
   return (r->dtypes == 0 || (r->dtypes & BMM_DT(p->dtype))) &&
          (r->layouts == 0 || (r->layouts & (1u << p->layout))) &&
          bmm__in(p->m, r->m_min, r->m_max) && bmm__in(p->n, r->n_min, r->n_max) &&
          bmm__in(p->k, r->k_min, r->k_max) && bmm__in(p->batch, r->batch_min, r->batch_max);
+}
+
+int bmm_table_lookup(const bmm_table_rule *rules, int count, const bmm_plan *p) {
+  int i;
+  for (i = 0; i < count; ++i)
+    if (bmm_rule_matches(&rules[i], p) && bmm_strategy_supports(rules[i].strategy, p)) return i;
+  return -1;
 }
 
 static int bmm__rule_is_catch_all(const bmm_table_rule *r) {
@@ -850,6 +886,15 @@ static int bmm__rule_is_catch_all(const bmm_table_rule *r) {
          (r->layouts == 0 || (r->layouts & BMM_L_ALL) == BMM_L_ALL) && r->m_min == 0 &&
          r->m_max == 0 && r->n_min == 0 && r->n_max == 0 && r->k_min == 0 && r->k_max == 0 &&
          r->batch_min == 0 && r->batch_max == 0;
+}
+
+/* The backend's first strategy (list order) that handles any problem. */
+static bmm_strategy bmm__first_claiming_all(bmm_backend be) {
+  int s;
+  for (s = 1; s < BMM_STRATEGY_COUNT; ++s)
+    if (bmm_strategy_backend((bmm_strategy)s) == be && bmm__claims_all((bmm_strategy)s))
+      return (bmm_strategy)s;
+  return BMM_STRATEGY_AUTO;
 }
 
 static bmm_status bmm__check_table(bmm_backend be, const bmm_table_rule *rules, int count) {
@@ -883,17 +928,36 @@ static bmm_status bmm__check_table(bmm_backend be, const bmm_table_rule *rules, 
         BMM_BAD_TABLE,
         "%s table: the last rule must match everything (* * * * * *) with a strategy that "
         "handles any problem (e.g. %s)",
-        bmm_backend_name(be), be == BMM_BACKEND_CPU ? "cpu_ref" : "cuda_loop");
+        bmm_backend_name(be), bmm_strategy_name(bmm__first_claiming_all(be)));
   return BMM_OK;
 }
 
 static void bmm__env_load(void); /* below, with the parser */
 
-#ifdef BMM__HAVE_CUDA /* defined by bmm_cuda.cuh, which defines these */
-static bmm_status bmm__cuda_plan(const bmm_problem *p, bmm_plan *out);
-static bmm_status bmm__cuda_explain(const bmm_problem *p, char *buf, size_t len);
-static void bmm__cuda_default_table(int arch, const bmm_table_rule **rules, int *count);
-#endif
+/* ---- backends ------------------------------------------------------------
+   What bmm.h needs from a backend, registered by the backend itself: the
+   CPU's at the end of this file (it is part of every implementation),
+   CUDA's by bmm_cuda.cuh's implementation when the program starts (a C++
+   static initialiser), whichever of bmm.h and bmm_cuda.cuh a file includes
+   first. A backend not registered gives BMM_NOT_COMPILED. */
+typedef struct bmm__backend_ops {
+  bmm_backend backend;
+  /* the compiled default rules for compute capability arch*10 (CPU: any) */
+  void (*default_table)(int arch, const bmm_table_rule **rules, int *count);
+  /* validate, table, pick: what a call would run (bmm_plan_problem) */
+  bmm_status (*plan)(const bmm_problem *p, bmm_plan *out);
+  /* the whole decision in one line (bmm_explain) */
+  bmm_status (*explain)(const bmm_problem *p, char *buf, size_t len);
+  /* run p; queue: the backend's stream (cudaStream_t), NULL on the CPU */
+  bmm_status (*run)(const bmm_problem *p, void *queue);
+} bmm__backend_ops;
+
+static const bmm__backend_ops *bmm__backends[BMM_BACKEND_COUNT];
+
+static int bmm__backend_register(const bmm__backend_ops *ops) {
+  bmm__backends[ops->backend] = ops;
+  return 1;
+}
 
 /* Copy the active rules of a backend. Caller holds the lock. */
 static bmm_status bmm__active(bmm_backend be, const bmm_table_rule *dflt, int ndflt,
@@ -952,15 +1016,9 @@ static bmm_status bmm__plan_with(const bmm_problem *p, bmm_backend be, const bmm
   BMM__LOCK();
   s = bmm__active(be, dflt, ndflt, &rules, &count);
   if (s == BMM_OK) {
-    s = BMM_BAD_TABLE;
-    for (i = 0; i < count; ++i)
-      if (bmm__rule_ranges_match(&rules[i], out) && bmm_strategy_supports(rules[i].strategy, out)) {
-        out->rule = rules[i];
-        out->rule_index = i;
-        out->strategy = rules[i].strategy;
-        s = BMM_OK;
-        break;
-      }
+    i = bmm_table_lookup(rules, count, out);
+    s = i < 0 ? BMM_BAD_TABLE : BMM_OK;
+    if (i >= 0) out->rule = rules[i], out->rule_index = i, out->strategy = rules[i].strategy;
   }
   BMM__UNLOCK();
   if (s == BMM_BAD_TABLE) /* impossible for a checked table: the catch-all matches */
@@ -1489,30 +1547,19 @@ bmm_status bmm_reference(const bmm_problem *p, long double *out, long double *ma
   return bmm__ok();
 }
 
-bmm_status bmm_plan_problem(const bmm_problem *p, bmm_backend be, bmm_plan *out) {
-  if (be == BMM_BACKEND_CUDA) {
-#ifdef BMM__HAVE_CUDA
-    return bmm__cuda_plan(p, out);
-#else
-    return bmm__fail(BMM_NOT_COMPILED,
-                     "CUDA backend: compile the implementation from bmm_cuda.cuh");
-#endif
-  }
+/* ---- the CPU backend's descriptor ---------------------------------------- */
+static void bmm__cpu_table_for(int arch, const bmm_table_rule **rules, int *count) {
+  (void)arch;
+  *rules = BMM_CPU_TABLE, *count = BMM__CPU_NRULES;
+}
+
+static bmm_status bmm__cpu_plan(const bmm_problem *p, bmm_plan *out) {
   return bmm__plan_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES, BMM_FORCE_CPU_STRATEGY,
                         out);
 }
 
-bmm_status bmm_explain(const bmm_problem *p, bmm_backend be, char *buf, size_t len) {
+static bmm_status bmm__cpu_explain(const bmm_problem *p, char *buf, size_t len) {
   bmm_plan pl;
-  if (be == BMM_BACKEND_CUDA) {
-#ifdef BMM__HAVE_CUDA
-    return bmm__cuda_explain(p, buf, len);
-#else
-    if (buf && len) snprintf(buf, len, "CUDA backend not compiled in");
-    return bmm__fail(BMM_NOT_COMPILED,
-                     "CUDA backend: compile the implementation from bmm_cuda.cuh");
-#endif
-  }
   bmm_status s = bmm__explain_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES,
                                    BMM_FORCE_CPU_STRATEGY, buf, len, &pl);
   if (s == BMM_OK && bmm__cpu_stream_c(&pl)) {
@@ -1525,21 +1572,53 @@ bmm_status bmm_explain(const bmm_problem *p, bmm_backend be, char *buf, size_t l
   return s;
 }
 
-bmm_status bmm_table_get(bmm_backend be, int arch, bmm_table_rule *rules, int max, int *count) {
-  if (be == BMM_BACKEND_CUDA) {
-#ifdef BMM__HAVE_CUDA
-    const bmm_table_rule *d;
-    int nd;
-    bmm__cuda_default_table(arch, &d, &nd);
-    return bmm__table_get_with(be, d, nd, rules, max, count);
-#else
-    (void)arch;
-    return bmm__fail(BMM_NOT_COMPILED,
-                     "CUDA backend: compile the implementation from bmm_cuda.cuh");
-#endif
+static bmm_status bmm__cpu_run_problem(const bmm_problem *p, void *queue) {
+  (void)queue;
+  return bmm_cpu(p);
+}
+
+static const bmm__backend_ops bmm__cpu_backend = {
+    BMM_BACKEND_CPU, bmm__cpu_table_for, bmm__cpu_plan, bmm__cpu_explain, bmm__cpu_run_problem};
+
+/* ---- the API over the registered backends ------------------------------ */
+
+/* The registered backend, or NULL with the NOT_COMPILED message set. The
+   CPU backend is part of every implementation (C has no static
+   initialisers: it registers on first use). */
+static const bmm__backend_ops *bmm__backend_get(bmm_backend be) {
+  if (!bmm__backends[BMM_BACKEND_CPU]) bmm__backend_register(&bmm__cpu_backend);
+  if (be == BMM_BACKEND_AUTO) be = BMM_BACKEND_CPU; /* as before backends registered */
+  if ((int)be <= BMM_BACKEND_AUTO || (int)be >= BMM_BACKEND_COUNT) {
+    bmm__fail(BMM_NOT_COMPILED, "backend %d: no such backend", (int)be);
+    return NULL;
   }
-  (void)arch;
-  return bmm__table_get_with(BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES, rules, max, count);
+  if (!bmm__backends[be])
+    bmm__fail(BMM_NOT_COMPILED,
+              "%s backend: not compiled in (for CUDA: compile the "
+              "implementation from bmm_cuda.cuh)",
+              bmm_backend_name(be));
+  return bmm__backends[be];
+}
+
+bmm_status bmm_plan_problem(const bmm_problem *p, bmm_backend be, bmm_plan *out) {
+  const bmm__backend_ops *ops = bmm__backend_get(be);
+  return ops ? ops->plan(p, out) : BMM_NOT_COMPILED;
+}
+
+bmm_status bmm_explain(const bmm_problem *p, bmm_backend be, char *buf, size_t len) {
+  const bmm__backend_ops *ops = bmm__backend_get(be);
+  if (ops) return ops->explain(p, buf, len);
+  if (buf && len) snprintf(buf, len, "%s", bmm__err);
+  return BMM_NOT_COMPILED;
+}
+
+bmm_status bmm_table_get(bmm_backend be, int arch, bmm_table_rule *rules, int max, int *count) {
+  const bmm__backend_ops *ops = bmm__backend_get(be);
+  const bmm_table_rule *d;
+  int nd;
+  if (!ops) return BMM_NOT_COMPILED;
+  ops->default_table(arch, &d, &nd);
+  return bmm__table_get_with(be, d, nd, rules, max, count);
 }
 
 size_t bmm_table_print(bmm_backend be, int arch, char *buf, size_t len) {

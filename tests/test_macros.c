@@ -9,9 +9,9 @@
 #ifdef BMMX_MACRO_TABLE
 /* Declared between the two includes of bmm.h, as a user would. */
 static const bmm_table_rule bmmx_macro_table[] = {
-    {BMM_DT(BMM_F64), BMM_L_ROWMAJOR, 1, 4, 0, 0, 0, 0, 0, 0, BMM_CPU_SMALL, 0, 0, 0, 0, 0, 0,
-     "macro table rule 0"},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, BMM_CPU_BLOCKED, 3, 0, 0, 0, 8, 0, "macro table catch-all"},
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_min = 1, .m_max = 4,
+             .strategy = BMM_CPU_SMALL, .note = "macro table rule 0"),
+    BMM_RULE(.strategy = BMM_CPU_BLOCKED, .threads = 3, .tile = 8, .note = "macro table catch-all"),
 };
 #define BMM_CPU_TABLE bmmx_macro_table
 #endif

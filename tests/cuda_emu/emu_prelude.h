@@ -77,6 +77,8 @@ void bmm_emu_run(void (*kernel)(const void *), int64_t grid, int64_t block, size
 /* bmm_cuda.cuh's hooks: its `extern __shared__` buffer and its launch */
 #define BMM__CUDA_EMULATED 1
 alignas(16) unsigned char bmm__cuda_smem[BMM_EMU_SMEM_MAX];
-#define BMM__CUDA_GO(kernel) bmm_emu_launch(kernel, L->grid, L->block, L->smem, st, L->args)
+extern const char *bmm_emu_last_kernel; /* its text, e.g. "bmm__cuda_loop<T>" */
+#define BMM__CUDA_GO(kernel) \
+  (bmm_emu_last_kernel = #kernel, bmm_emu_launch(kernel, L->grid, L->block, L->smem, st, L->args))
 
 #endif /* BMM_EMU_PRELUDE_H */

@@ -6,6 +6,7 @@
                                     claims; about a minute on 2 cores
    build/cuda_emu/emu_test --full   more shapes, every alpha/beta/bias variant
                                     and pointer offset on each
+   build/cuda_emu/emu_test --explain  only the check that explain names what launches
    -v                               print every case, not only failures
    Build and run: ninja test-cuda-emu (tests/cuda_emu/emu.ninja).
 
@@ -27,6 +28,11 @@
    once). bench/gpu_check.sh covers those on a GPU. */
 #define BMM_IMPLEMENTATION
 #include "emu_prelude.h" /* first: bmm_cuda.cuh sees BMM__CUDA_EMULATED */
+#ifdef EMU_BMM_H_FIRST
+/* build/cuda_emu/emu_order: bmm.h's implementation before bmm_cuda.cuh's
+   works too (the CUDA backend registers itself at program start) */
+#include "bmm.h"
+#endif
 #include "bmm_cuda.cuh"
 #include "tests/bmm_cases.h"
 
@@ -56,6 +62,10 @@ static void (*g_kernel)(const void *);
 static const void *g_args;
 static char g_emu_error[256]; /* the first launch error since the last case */
 static long g_launches;
+/* the last launch, for the explain check */
+const char *bmm_emu_last_kernel;
+static int64_t g_last_grid, g_last_block;
+static size_t g_last_smem;
 
 static void emu_fiber_main(void) {
   g_kernel(g_args);
@@ -157,6 +167,7 @@ void bmm_emu_run(void (*kernel)(const void *), int64_t grid, int64_t block, size
                  const void *args) {
   int64_t b;
   ++g_launches;
+  g_last_grid = grid, g_last_block = block, g_last_smem = smem;
   /* the limits a real launch would fail on; the kernels also need whole warps */
   if (grid < 1 || grid > 2147483647LL || block < 32 || block > EMU_MAX_THREADS || block % 32 ||
       smem > BMM_EMU_SMEM_MAX) {
@@ -407,18 +418,100 @@ static void run_tunables(void) {
           }
 }
 
+/* bmm_explain says what bmm__cuda_pick decided; the launch must be exactly
+   that: the kernel explain names, its grid, block and dynamic shared memory
+   (TILED's is static: explain adds it, the launch has none). The seed's
+   3x1x25 and 3x1x5 run different kernels, so explain must name them
+   differently. */
+static void check_explain(void) {
+  static const struct {
+    bmm_dtype dt;
+    int64_t batch, m, n, k;
+    int layout;
+    bmm_strategy forced;
+    const char *kernel; /* what explain must name, "" = whatever ran */
+  } ex[] = {
+      {BMM_F32, 1000, 3, 1, 25, BMMX_ROWMAJOR, BMM_STRATEGY_AUTO, "bmm__cuda_staged<float>"},
+      {BMM_F32, 1000, 3, 1, 5, BMMX_ROWMAJOR, BMM_STRATEGY_AUTO, "bmm__cuda_loop<float>"},
+      {BMM_F64, 7, 3, 1, 40, BMMX_SHARED_B_BIAS, BMM_STRATEGY_AUTO, "bmm__cuda_staged<double>"},
+      {BMM_F32, 2, 65, 70, 40, BMMX_ROWMAJOR, BMM_STRATEGY_AUTO, "bmm__cuda_tiled64<float>"},
+      {BMM_F64, 2, 33, 35, 37, BMMX_COL_A, BMM_STRATEGY_AUTO, "bmm__cuda_tiled32<double>"},
+      {BMM_F32, 5, 40, 1, 200, BMMX_ROWMAJOR, BMM_STRATEGY_AUTO, "bmm__cuda_warp<float>"},
+      {BMM_F32, 9, 3, 2, 7, BMMX_BATCH_INNER, BMM_STRATEGY_AUTO, "bmm__cuda_batch_inner<float>"},
+      {BMM_F64, 9, 3, 2, 7, BMMX_PADDED, BMM_CUDA_WARP, "bmm__cuda_warp<double>"},
+      {BMM_F32, 300, 8, 8, 16, BMMX_ROWMAJOR, BMM_CUDA_STAGED, "bmm__cuda_staged<float>"},
+  };
+  char names[2][64];
+  size_t e;
+  for (e = 0; e < sizeof ex / sizeof ex[0]; ++e) {
+    bmmx_case c;
+    bmmx_sizes_t sz;
+    bmm_problem p;
+    char why[2048], kern[64] = "", want[64];
+    long long grid = -1, smem = -1;
+    int block = -1, ok;
+    const char *at;
+    memset(&c, 0, sizeof c);
+    c.dtype = ex[e].dt, c.batch = ex[e].batch, c.m = ex[e].m, c.n = ex[e].n, c.k = ex[e].k;
+    c.layout = ex[e].layout;
+    sz = bmmx_sizes(&c);
+    std::vector<char> A(sz.a * 8 + 8), B(sz.b * 8 + 8), C(sz.c * 8 + 8), Bi(c.n * 8 + 8);
+    p = bmmx_problem(&c, A.data(), B.data(), C.data(), NULL);
+    if (c.layout == BMMX_SHARED_B_BIAS) p.bias = Bi.data();
+    p.strategy = ex[e].forced;
+    bmm_explain(&p, BMM_BACKEND_CUDA, why, sizeof why);
+    at = strstr(why, "kernel=");
+    if (at)
+      sscanf(at, "kernel=%63s launch grid=%lld block=%d smem=%lld", kern, &grid, &block, &smem);
+    g_emu_error[0] = 0, bmm_emu_last_kernel = "", g_last_grid = g_last_block = -2;
+    g_last_smem = 0;
+    ok = bmm_cuda(&p, 0) == BMM_OK;
+    /* the recorded text is "bmm__cuda_loop<T>": compare up to the '<' */
+    snprintf(want, sizeof want, "%s", bmm_emu_last_kernel);
+    if (strchr(want, '<')) strchr(want, '<')[1] = 0;
+    ok = ok && strncmp(kern, want, strlen(want)) == 0 && grid == g_last_grid &&
+         block == g_last_block && (strstr(kern, "tiled") || smem == (long long)g_last_smem) &&
+         (!ex[e].kernel[0] || strcmp(kern, ex[e].kernel) == 0);
+    if (e < 2) snprintf(names[e], sizeof names[e], "%s", kern);
+    if (ok) {
+      ++g_pass;
+      if (g_verbose) printf("ok explain: %s\n", why);
+    } else {
+      ++g_fail;
+      printf("FAIL explain vs launch: launched %s grid=%lld block=%lld smem=%zu; want %s; "
+             "explain: %s\n",
+             bmm_emu_last_kernel, (long long)g_last_grid, (long long)g_last_block, g_last_smem,
+             ex[e].kernel, why);
+    }
+  }
+  if (strcmp(names[0], names[1]) != 0) {
+    ++g_pass;
+  } else {
+    ++g_fail;
+    printf("FAIL explain names the seed 3x1x25 and 3x1x5 kernels alike: %s\n", names[0]);
+  }
+  printf("explain vs launch: %zu problems checked\n", sizeof ex / sizeof ex[0]);
+}
+
 int main(int argc, char **argv) {
-  int full = 0, si, di, l, i;
+  int full = 0, explain_only = 0, si, di, l, i;
   size_t s;
   for (i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--full") == 0)
       full = 1;
     else if (strcmp(argv[i], "-v") == 0)
       g_verbose = 1;
+    else if (strcmp(argv[i], "--explain") == 0)
+      explain_only = 1;
     else {
-      printf("usage: %s [--full] [-v]\n", argv[0]);
+      printf("usage: %s [--full] [--explain] [-v]\n", argv[0]);
       return 2;
     }
+  }
+  if (explain_only) {
+    check_explain();
+    printf("%d passed, %d failed, %d skipped\n", g_pass, g_fail, g_skip);
+    return g_fail != 0;
   }
   printf("cuda_emu: bmm_cuda.cuh's kernels on the host (%s set). Checks arithmetic, indexing,\n"
          "staging, barriers and shuffles; NOT speed, coalescing, real faults or the memory "
@@ -451,6 +544,7 @@ int main(int argc, char **argv) {
     fflush(stdout);
   }
   run_tunables();
+  check_explain();
   printf("tunables (table rules) done; %ld emulated launches\n", g_launches);
   printf("%d passed, %d failed, %d skipped (skipped: a forced strategy that does not claim the "
          "problem, and cuda_cublas)\n",
