@@ -134,33 +134,31 @@ static inline int bmmt_smooth_pick(const bmmt_point *pts, int npts, const bmm_ta
   return w;
 }
 
-/* Does a rule's masks and ranges admit the point (bmm.h's matching rule)? */
-static inline int bmmt_rule_admits(const bmm_table_rule *r, const bmmt_point *p) {
-  int a;
-  if (r->dtypes && !(r->dtypes & BMM_DT(p->dtype))) return 0;
-  if (r->layouts && !(r->layouts & (1u << p->layout))) return 0;
-  for (a = 0; a < BMMT_AXES; ++a) {
-    int64_t v = bmmt__coord(p, a), lo = *bmmt__lo((bmm_table_rule *)r, a),
-            hi = *bmmt__hi((bmm_table_rule *)r, a);
-    if (v < lo || (hi && v > hi)) return 0;
-  }
-  return 1;
-}
-
-static inline int bmmt_supports(bmm_strategy s, const bmmt_point *p) {
+/* The point as the plan bmm.h's matching reads (dtype, layout, sizes). */
+static inline bmm_plan bmmt__plan(const bmmt_point *p) {
   bmm_plan pl;
   memset(&pl, 0, sizeof pl);
   pl.dtype = p->dtype, pl.layout = p->layout;
   pl.m = p->m, pl.n = p->n, pl.k = p->k, pl.batch = p->batch;
+  return pl;
+}
+
+/* Does a rule's masks and ranges admit the point (bmm_rule_matches)? */
+static inline int bmmt_rule_admits(const bmm_table_rule *r, const bmmt_point *p) {
+  const bmm_plan pl = bmmt__plan(p);
+  return bmm_rule_matches(r, &pl);
+}
+
+static inline int bmmt_supports(bmm_strategy s, const bmmt_point *p) {
+  const bmm_plan pl = bmmt__plan(p);
   return bmm_strategy_supports(s, &pl);
 }
 
-/* The rule a table picks for a point (first match whose strategy claims it). */
+/* The rule a table picks for a point: bmm_table_lookup, the library's own
+   first-match-whose-strategy-claims-it. */
 static inline int bmmt_eval(const bmm_table_rule *rules, int n, const bmmt_point *p) {
-  int i;
-  for (i = 0; i < n; ++i)
-    if (bmmt_rule_admits(&rules[i], p) && bmmt_supports(rules[i].strategy, p)) return i;
-  return -1;
+  const bmm_plan pl = bmmt__plan(p);
+  return bmm_table_lookup(rules, n, &pl);
 }
 
 /* Index of the configuration equal to rule r, or -1. */
@@ -629,7 +627,7 @@ static inline void bmm__put_mask(bmm__buf *b, unsigned mask, int is_dtype) {
     return;
   }
   if (is_dtype) {
-#define BMMT__X(E, name, T, sz, ...)                                     \
+#define BMMT__X(E, name, T, sz, ...)                                \
   if (mask & BMM_DT(BMM_##E)) {                                     \
     bmm__put(b, "%sBMM_DT(BMM_%s)", any ? " | " : "", #E), any = 1; \
   }
