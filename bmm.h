@@ -11,7 +11,8 @@
        #define BMM_IMPLEMENTATION
        #include "bmm.h"          (pulls in bmm_cpu.h; keep both files together)
    and plain `#include "bmm.h"` elsewhere. For the GPU, do the same with
-   "bmm_cuda.cuh" in one .cu file instead (it includes bmm.h itself).
+   "bmm_cuda.cuh" in one .cu file instead (it includes bmm.h itself; bmm.h
+   may also come first).
 
        float A[1000][3][25], B[1000][25][1], C[1000][3][1];
        bmm_problem p = bmm_problem_rowmajor(BMM_F32, 1000, 3, 1, 25, A, B, C);
@@ -1608,7 +1609,12 @@ bmm_status bmm_plan_problem(const bmm_problem *p, bmm_backend be, bmm_plan *out)
 bmm_status bmm_explain(const bmm_problem *p, bmm_backend be, char *buf, size_t len) {
   const bmm__backend_ops *ops = bmm__backend_get(be);
   if (ops) return ops->explain(p, buf, len);
-  if (buf && len) snprintf(buf, len, "%s", bmm__err);
+  if (buf && len) { /* the message, cut to len (a copy: snprintf would warn it may cut) */
+    size_t n = strlen(bmm__err);
+    if (n >= len) n = len - 1;
+    memcpy(buf, bmm__err, n);
+    buf[n] = 0;
+  }
   return BMM_NOT_COMPILED;
 }
 
