@@ -73,6 +73,9 @@ class BuildWithLibs(build_py):
         super().run()
         out = os.path.join(os.path.abspath(self.build_lib), "bmm")
         os.makedirs(out, exist_ok=True)
+        for stale in ("libbmm.so", "libbmm_xla.so"):  # the in-tree build dir is reused
+            if os.path.exists(os.path.join(out, stale)):
+                os.remove(os.path.join(out, stale))
         root = source_dir()
         src = os.path.join(HERE, "src")
         cc = os.environ.get("CC", "cc")
