@@ -19,6 +19,9 @@ __all__ = ["matmul", "explain", "load_table", "table", "dtypes", "Error"]
 __version__ = "0.1.0"
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
+if not os.path.exists(os.path.join(_HERE, "libbmm.so")):
+    raise ImportError("bmm: libbmm.so is not in %s: this is the source tree, not an installed "
+                      "package (pip install ./python from the repository)" % _HERE)
 _lib = ctypes.CDLL(os.path.join(_HERE, "libbmm.so"), mode=ctypes.RTLD_GLOBAL)
 
 _i64p = ctypes.POINTER(ctypes.c_int64)

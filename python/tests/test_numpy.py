@@ -90,6 +90,11 @@ def test_alpha_beta_bias_out(dt):
     bmm.matmul(a, b, out=wide[:, :, ::2])
     check(wide[:, :, ::2], np.matmul(a, b), 6)
     assert not wide[:, :, 1::2].any()
+    # out= whose batch dims are swapped: a and b's dims merge, C's must not
+    a2, b2 = rand(rng, (3, 4, 2, 5), dt), rand(rng, (3, 4, 5, 6), dt)
+    out = np.empty((4, 3, 2, 6), dt).transpose(1, 0, 2, 3)
+    bmm.matmul(a2, b2, out=out)
+    check(out, np.matmul(a2, b2), 5)
     # beta = 0 never reads out: NaN there is overwritten
     c = np.full((4, 3, 5), np.nan, dt)
     check(bmm.matmul(a, b, out=c), np.matmul(a, b), 6)
