@@ -42,6 +42,9 @@ def main():
     xla = jax.jit(lambda a, b: a @ b)
     ours = jax.jit(bmm.jax.matmul)
     rows = []
+    path = os.path.join(args.out, "seed_jax.csv")
+    f = open(path, "w", newline="")  # written row by row: a stopped run keeps its rows
+    w = None
     for k in ks:
         # made on the device: numpy's generator would take longer than the sweep
         ka, kb = jax.random.split(jax.random.PRNGKey(k))
@@ -64,15 +67,15 @@ def main():
                          jax_GBps=gb / t["jax"], bmm_GBps=gb / t["bmm"],
                          speedup=t["jax"] / t["bmm"], max_abs_err=err, ok=ok))
         r = rows[-1]
+        if w is None:
+            w = csv.DictWriter(f, fieldnames=list(r))
+            w.writeheader()
+        w.writerow({k: ("%.6g" % v if isinstance(v, float) else v) for k, v in r.items()})
+        f.flush()
         print("K=%2d  jax %8.3f ms %6.1f GB/s   bmm %8.3f ms %6.1f GB/s   x%.2f  err %.1e %s" %
               (k, r["jax_ms"], r["jax_GBps"], r["bmm_ms"], r["bmm_GBps"], r["speedup"], err,
                "ok" if ok else "WRONG"), flush=True)
-    path = os.path.join(args.out, "seed_jax.csv")
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: ("%.6g" % v if isinstance(v, float) else v) for k, v in r.items()})
+    f.close()
     print("wrote", path)
     try:
         import matplotlib
