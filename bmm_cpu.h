@@ -967,9 +967,9 @@ BMM_DTYPES(BMM__CPU_DOT_SELECT)
    so the bottom edge needs no copy and no padding. B is read where it lies when
    its rows are contiguous and one entry's B stays in L1/L2 (no per-entry
    packing: a 32^3 entry is then pure streaming); else NC x KC blocks of B are
-   packed into 2-vector panels. With packing, the first KC block applies the
-   epilogue and later ones add alpha * partial (C is written by then, so beta
-   is applied once). */
+   packed into 2-vector panels. With packing and k > KC a unit holds MB rows'
+   sums over the KC blocks in scratch and applies the epilogue once, at the
+   last block (B is re-packed per MB rows, ~1/MB of the multiply-adds). */
 /* rows per tile: 2*MR vector sums + 2 of B + 1 of A in the register file
    (16 registers: 6; AVX-512's 32: 8, so a 32-row C is 4 whole tiles, not 5
    and a 2-row rest, and each B row loaded serves 8 rows: Zen 4 dev VM
@@ -1015,6 +1015,7 @@ static int64_t bmm__cpu_blk_rows(const bmm_plan *pl, int sz) {
   double units = (double)pl->batch * (double)bmm__cpu_blk_cblocks(pl, sz);
   int64_t want, rows;
   if (bmm__cpu_blk_in_place(pl, sz)) return BMM__BLK_MB;
+  if (pl->k > BMM__BLK_KC) return BMM__BLK_MB; /* the K sums of a unit's rows are held */
   if (units >= BMM__BLK_FEW_UNITS) return pl->m > 0 ? pl->m : 1;
   want = (int64_t)((BMM__BLK_FEW_UNITS + units - 1) / units);
   rows = (pl->m + want - 1) / want;
@@ -1190,11 +1191,12 @@ static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz) {
     T out[BMM__BLK_MR * NR];                                                                      \
     T *bp = NULL;                                                                                 \
     int64_t u, bi, jc, pc, jr, ir, i, j, l, w;                                                    \
-    /* An infinite alpha (alpha - alpha is NaN) must multiply the whole sum,                      \
-       not each KC block's part: Inf * (p1 + p2) is Inf where Inf*p1 + Inf*p2                     \
-       may be NaN. That case, and no scratch, take plain dot products. */                         \
-    const int dots = !in_place && ((k > BMM__BLK_KC && pl->alpha - pl->alpha != 0.0) ||           \
-                                   !(bp = (T *)malloc(sizeof(T) * BMM__BLK_KC * NC)));            \
+    /* packed B, and with k > KC the unit's K sums (alpha multiplies the whole                    \
+       sum, never a KC block's part: 1e300 * 1e10 is Inf where 1e300 * 1 is                       \
+       not); no scratch: plain dot products */                                                    \
+    const int dots = !in_place && !(bp = (T *)malloc(                                             \
+                                        sizeof(T) * NC *                                          \
+                                        (BMM__BLK_KC + (k > BMM__BLK_KC ? BMM__BLK_MB : 0))));    \
     for (u = u0; u < u1; ++u) {                                                                   \
       const T *A, *B;                                                                             \
       T *C;                                                                                       \
@@ -1263,16 +1265,17 @@ static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz) {
               /* the panel is zero-padded to NR: the tile's full-width path */                    \
               bmm__cpu_tiles_##name[h - 1][w > VL](kc, at, ars, acs, bp + jr * kc, NR,            \
                                                    w > VL ? NR : VL, out);                        \
-              if (pc == 0) /* the first KC block applies the epilogue */                          \
+              if (k <= BMM__BLK_KC) /* one KC block: the epilogue at once */                      \
                 BMM__BLK_STORE(T, name, pl, C + ir * crs + (jc + jr) * ccs, crs, ccs, out, h, w,  \
                                jc + jr);                                                          \
-              else                                                                                \
-                for (i = 0; i < h; ++i) {                                                         \
-                  T *cp = C + (ir + i) * crs + (jc + jr) * ccs;                                   \
-                  const T al = (T)pl->alpha;                                                      \
-                  for (j = 0; j < w; ++j)                                                         \
-                    cp[j * ccs] += al * out[i * NR + j];                                          \
-                }                                                                                 \
+              else { /* sum the KC blocks' parts; the last one applies the epilogue */            \
+                T *acc = bp + BMM__BLK_KC * NC + ((ir - i0) / MR * (NC / NR) + jr / NR) * MR * NR; \
+                for (l = 0; l < h * NR; ++l)                                                      \
+                  acc[l] = pc ? acc[l] + out[l] : out[l];                                         \
+                if (pc + kc == k)                                                                 \
+                  BMM__BLK_STORE(T, name, pl, C + ir * crs + (jc + jr) * ccs, crs, ccs, acc, h,   \
+                                 w, jc + jr);                                                     \
+              }                                                                                   \
             }                                                                                     \
           }                                                                                       \
         }                                                                                         \

@@ -2238,6 +2238,42 @@ static void test_table_concurrent(void) {
 
 /* ---- registry ------------------------------------------------------------------ */
 
+/* ---- regressions of issue 24 (adversarial testing) ------------------------ */
+
+/* alpha multiplies the whole sum over k, never a part of it: f64, k = 512
+   (two of cpu_blocked's 256-long K blocks), B column-major (so packed, not read
+   in place), A all ones, B's column j holding 1e10 at l = 0 and -1e10 + 1 at
+   l = 256: the exact C is alpha * 1 = 1e300, while alpha * 1e10 alone is Inf
+   (and Inf + alpha * (-1e10 + 1) is NaN). Every strategy that claims it, and
+   AUTO (which picked cpu_blocked here), must give 1e300. */
+static void test_regress_alpha_whole_sum(void) {
+  enum { M = 16, N = 16, K = 512 };
+  static double a[M * K], b[K * N], c[M * N];
+  int s, i;
+  for (i = 0; i < M * K; ++i)
+    a[i] = 1.0;
+  for (s = -1; s < NCPU; ++s) {
+    bmm_problem p = bmm_problem_rowmajor(BMM_F64, 1, M, N, K, a, b, c);
+    bmm_plan plan;
+    int bad = 0;
+    p.b.row_stride = 1, p.b.col_stride = K; /* column-major B */
+    p.alpha = 1e300;
+    p.strategy = s < 0 ? BMM_STRATEGY_AUTO : cpu_strategies[s].s;
+    memset(b, 0, sizeof b);
+    for (i = 0; i < N; ++i)
+      b[i * K] = 1e10, b[i * K + 256] = -1e10 + 1;
+    if (bmm_plan_problem(&p, BMM_BACKEND_CPU, &plan) != BMM_OK) continue; /* not claimed */
+    for (i = 0; i < M * N; ++i)
+      c[i] = NAN;
+    if (!CHECK(bmm_cpu(&p) == BMM_OK, "%s: %s", bmm_strategy_name(plan.strategy), bmm_last_error()))
+      continue;
+    for (i = 0; i < M * N; ++i)
+      bad += !(fabs(c[i] - 1e300) <= 1e300 * 1e-15);
+    CHECK(bad == 0, "%s (%s): %d of %d C elements are not alpha * 1 = 1e300 (C[0] = %g)",
+          bmm_strategy_name(plan.strategy), s < 0 ? "AUTO" : "forced", bad, M * N, c[0]);
+  }
+}
+
 #define TESTS(X)                \
   X(names)                      \
   X(errors_null)                \
@@ -2279,7 +2315,8 @@ static void test_table_concurrent(void) {
   X(concurrent_calls)           \
   X(explain)                    \
   X(epilogue_same_bits)         \
-  X(threads_same_bits)
+  X(threads_same_bits)          \
+  X(regress_alpha_whole_sum)
 
 static const struct {
   const char *name;
