@@ -115,7 +115,7 @@ extern "C" {
   X(OK, "success")                                                    \
   X(NULL_POINTER, "a pointer that the problem needs is NULL")         \
   X(BAD_DTYPE, "dtype unset or unknown")                              \
-  X(BAD_STRATEGY, "strategy unknown")                                 \
+  X(BAD_STRATEGY, "strategy unknown, or not the entry point's")       \
   X(BAD_SIZE, "negative size or bad number of batch dims")            \
   X(BAD_STRIDE, "zero stride on a dimension of size > 1")             \
   X(OVERFLOW, "a size or offset product overflows int64")             \
@@ -128,7 +128,8 @@ extern "C" {
   X(NOT_COMPILED, "backend or strategy not compiled in")              \
   X(NO_DEVICE, "no usable CUDA device")                               \
   X(BAD_DEVICE_POINTER, "pointer not accessible from the device")     \
-  X(CUDA_ERROR, "CUDA runtime error")
+  X(CUDA_ERROR, "CUDA runtime error")                                 \
+  X(MISALIGNED, "a pointer is not aligned to its element size")
 
 /* ---- enums ------------------------------------------------------------- */
 
@@ -246,7 +247,8 @@ typedef struct bmm_table_rule {
    the chosen strategy and rule. Kernels read only this. */
 typedef struct bmm_plan {
   bmm_dtype dtype;
-  bmm_layout layout;
+  bmm_layout layout; /* the first class of `layouts`: what table rules match */
+  unsigned layouts;  /* every class the problem fits (BMM_L_*): what strategies claim */
   bmm_backend backend;
   int64_t m, n, k, batch; /* batch = product of dims */
   int ndims;
@@ -531,9 +533,29 @@ int bmm_strategy_supports(bmm_strategy s, const bmm_plan *p) {
   int64_t mm, mn, mk;
   if (bmm_strategy_backend(s) == BMM_BACKEND_AUTO) return 0;
   bmm__claim(s, &l, &mm, &mn, &mk);
-  if (!(l & (1u << p->layout))) return 0;
+  if (!(l & p->layouts)) return 0;
   if ((mm && p->m > mm) || (mn && p->n > mn) || (mk && p->k > mk)) return 0;
   return 1;
+}
+
+/* a*b for a, b >= 0; 0 on overflow. */
+static int bmm__mul(int64_t a, int64_t b, int64_t *out) {
+  if (a != 0 && b > INT64_MAX / a) return 0;
+  *out = a * b;
+  return 1;
+}
+
+static int bmm__add(int64_t a, int64_t b, int64_t *out) {
+  if (b > INT64_MAX - a) return 0;
+  *out = a + b;
+  return 1;
+}
+
+/* a packed stride a*b; 0 where a size is negative or the product overflows
+   (validation then refuses the problem: BAD_SIZE or OVERFLOW) */
+static int64_t bmm__packed_stride(int64_t a, int64_t b) {
+  int64_t r;
+  return a >= 0 && b >= 0 && bmm__mul(a, b, &r) ? r : 0;
 }
 
 bmm_problem bmm_problem_rowmajor(bmm_dtype dt, int64_t batch, int64_t m, int64_t n, int64_t k,
@@ -549,34 +571,21 @@ bmm_problem bmm_problem_rowmajor(bmm_dtype dt, int64_t batch, int64_t m, int64_t
   p.a.ptr = a;
   p.a.row_stride = k;
   p.a.col_stride = 1;
-  p.a.batch_stride[0] = m * k;
+  p.a.batch_stride[0] = bmm__packed_stride(m, k);
   p.b.ptr = b;
   p.b.row_stride = n;
   p.b.col_stride = 1;
-  p.b.batch_stride[0] = k * n;
+  p.b.batch_stride[0] = bmm__packed_stride(k, n);
   p.c.ptr = c;
   p.c.row_stride = n;
   p.c.col_stride = 1;
-  p.c.batch_stride[0] = m * n;
+  p.c.batch_stride[0] = bmm__packed_stride(m, n);
   p.alpha = 1.0;
   p.beta = 0.0;
   return p;
 }
 
 /* ---- validation -------------------------------------------------------- */
-
-/* a*b for a, b >= 0; 0 on overflow. */
-static int bmm__mul(int64_t a, int64_t b, int64_t *out) {
-  if (a != 0 && b > INT64_MAX / a) return 0;
-  *out = a * b;
-  return 1;
-}
-
-static int bmm__add(int64_t a, int64_t b, int64_t *out) {
-  if (b > INT64_MAX - a) return 0;
-  *out = a + b;
-  return 1;
-}
 
 /* Element extent of an operand: lowest and highest offset it can touch. */
 typedef struct bmm__extent {
@@ -698,25 +707,35 @@ static int bmm__batch_inner(const bmm_operand *o, int64_t rows, int64_t cols, in
          (rows == 1 || o->row_stride == cols * nb);
 }
 
-static bmm_layout bmm__classify(const bmm_plan *p) {
-  const bmm_operand *a = &p->a, *b = &p->b, *c = &p->c;
-  int64_t m = p->m, n = p->n, k = p->k, nb = p->batch;
-  int packed_a = a->col_stride == 1 && a->row_stride == k;
-  int packed_b = b->col_stride == 1 && b->row_stride == n;
-  int packed_c = c->col_stride == 1 && c->row_stride == n;
-  if (p->ndims == 0) {
-    if (packed_a && packed_b && packed_c) return BMM_LAYOUT_ROWMAJOR;
-    return BMM_LAYOUT_GENERAL;
-  }
-  if (p->ndims != 1) return BMM_LAYOUT_GENERAL;
-  if (packed_a && packed_b && packed_c && a->batch_stride[0] == m * k &&
-      c->batch_stride[0] == m * n) {
-    if (b->batch_stride[0] == k * n) return BMM_LAYOUT_ROWMAJOR;
-    if (b->batch_stride[0] == 0) return BMM_LAYOUT_SHARED_B;
-  }
-  if (bmm__batch_inner(a, m, k, nb) && bmm__batch_inner(b, k, n, nb) &&
-      bmm__batch_inner(c, m, n, nb))
-    return BMM_LAYOUT_BATCH_INNER;
+/* The classes one operand (rows x cols) fits, as a BMM_L_* mask; is_b: B,
+   which may also be shared. One matrix (no batch dim left) is every class
+   its packing allows: batch = 1 is batch-innermost as much as row-major. */
+static unsigned bmm__operand_classes(const bmm_plan *p, const bmm_operand *o, int64_t rows,
+                                     int64_t cols, int is_b) {
+  unsigned l = BMM_L_GENERAL;
+  const int packed = o->col_stride == 1 && o->row_stride == cols;
+  if (p->ndims == 0) return packed ? BMM_L_ALL : l;
+  if (p->ndims != 1) return l;
+  if (packed && o->batch_stride[0] == rows * cols)
+    l |= BMM_L_ROWMAJOR | (is_b ? 0 : BMM_L_SHARED_B);
+  if (packed && is_b && o->batch_stride[0] == 0) l |= BMM_L_SHARED_B;
+  if (bmm__batch_inner(o, rows, cols, p->batch)) l |= BMM_L_BATCH_INNER;
+  return l;
+}
+
+/* Every class the problem fits (strategies are held to this), and the first
+   of them in list order (what table rules match and explain prints). A and B
+   count only where they are read: alpha = 0 or k = 0 is classed by C alone,
+   so it is never refused by a strategy that would handle it with A*B. */
+static bmm_layout bmm__classify(const bmm_plan *p, unsigned *all) {
+  unsigned l = bmm__operand_classes(p, &p->c, p->m, p->n, 0);
+  int i;
+  if (p->use_ab)
+    l &= bmm__operand_classes(p, &p->a, p->m, p->k, 0) &
+         bmm__operand_classes(p, &p->b, p->k, p->n, 1);
+  *all = l;
+  for (i = 0; i < BMM_LAYOUT_COUNT; ++i)
+    if (l & (1u << i)) return (bmm_layout)i;
   return BMM_LAYOUT_GENERAL;
 }
 
@@ -752,6 +771,7 @@ static bmm_status bmm__validate(const bmm_problem *p, bmm_plan *out) {
   q.alpha = p->alpha, q.beta = p->beta;
   q.strategy = p->strategy;
   q.rule_index = -1;
+  q.layouts = BMM_L_ALL; /* an empty problem does no work: any strategy runs it */
   q.batch = 1;
   for (d = 0; d < p->batch_dims; ++d)
     if (!bmm__mul(q.batch, p->batch[d], &q.batch))
@@ -760,6 +780,9 @@ static bmm_status bmm__validate(const bmm_problem *p, bmm_plan *out) {
       !bmm__mul(t, q.batch, &t) || !bmm__mul(q.k, q.n, &t) || !bmm__mul(t, q.batch, &t))
     return bmm__fail(BMM_OVERFLOW, "m*n*batch, m*k*batch or k*n*batch overflows int64");
   q.use_ab = q.k > 0 && q.alpha != 0.0;
+  /* BLAS: alpha times an empty (or unread) product is not computed, so k = 0
+     with an infinite or NaN alpha gives beta*C (+ bias), not NaN */
+  if (!q.use_ab) q.alpha = 0.0;
   q.read_c = q.beta != 0.0;
   *out = q;
   if (total == 0) return bmm__ok(); /* empty: nothing is read or written */
@@ -771,6 +794,19 @@ static bmm_status bmm__validate(const bmm_problem *p, bmm_plan *out) {
   if (q.use_ab && !p->b.ptr)
     return bmm__fail(BMM_NULL_POINTER, "b.ptr is NULL but k > 0 and alpha != 0");
 
+  /* elements aligned to their size (every backend's kernels load them as
+     such; a misaligned load is undefined in C and slow or a fault on GPUs) */
+  {
+    const void *ptrs[4];
+    static const char *const names[4] = {"c.ptr", "bias", "a.ptr", "b.ptr"};
+    int i;
+    ptrs[0] = q.c.ptr, ptrs[1] = q.bias, ptrs[2] = q.use_ab ? q.a.ptr : NULL;
+    ptrs[3] = q.use_ab ? q.b.ptr : NULL;
+    for (i = 0; i < 4; ++i)
+      if ((uintptr_t)ptrs[i] % es != 0)
+        return bmm__fail(BMM_MISALIGNED, "%s = %p is not a multiple of %d bytes (%s elements)",
+                         names[i], ptrs[i], (int)es, bmm_dtype_name(p->dtype));
+  }
   if (q.use_ab) {
     bmm_status s = bmm__check_input_strides("a", &q.a, "m", q.m, "k", q.k);
     if (s == BMM_OK) s = bmm__check_input_strides("b", &q.b, "k", q.k, "n", q.n);
@@ -831,7 +867,7 @@ static bmm_status bmm__validate(const bmm_problem *p, bmm_plan *out) {
     if (nd == 1) q.a.batch_stride[0] = q.m * q.k, q.b.batch_stride[0] = q.k * q.n;
   }
   bmm__canon(&q.c, q.m, q.n);
-  q.layout = bmm__classify(&q);
+  q.layout = bmm__classify(&q, &q.layouts);
   *out = q;
   return bmm__ok();
 }
@@ -998,12 +1034,20 @@ static bmm_status bmm__plan_with(const bmm_problem *p, bmm_backend be, const bmm
     if (out->m * out->n * out->batch != 0 && !bmm_strategy_supports(f, out)) {
       unsigned l;
       int64_t mm, mn, mk;
+      char names[96];
+      size_t used = 0;
+      int i;
       bmm__claim(f, &l, &mm, &mn, &mk);
+      names[0] = 0;
+      for (i = 0; i < BMM_LAYOUT_COUNT; ++i)
+        if (l & (1u << i))
+          used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", used ? "," : "",
+                                   bmm_layout_name((bmm_layout)i));
       return bmm__fail(
           BMM_UNSUPPORTED,
-          "strategy %s handles layouts 0x%x with m <= %lld, n <= %lld, k <= %lld (0 = any); "
+          "strategy %s handles layouts %s with m <= %lld, n <= %lld, k <= %lld (0 = any); "
           "this problem is %s with m=%lld n=%lld k=%lld",
-          bmm_strategy_name(f), l, (long long)mm, (long long)mn, (long long)mk,
+          bmm_strategy_name(f), names, (long long)mm, (long long)mn, (long long)mk,
           bmm_layout_name(out->layout), (long long)out->m, (long long)out->n, (long long)out->k);
     }
     out->strategy = f;
@@ -1523,13 +1567,25 @@ bmm_status bmm_cpu(const bmm_problem *p) {
   return s != BMM_OK ? s : bmm__cpu_run(&pl);
 }
 
-#define BMM__X(E, name, l, mm, mn, mk, d)                                                 \
-  bmm_status bmm_##name(const bmm_problem *p) {                                           \
-    bmm_plan pl;                                                                          \
-    bmm_status s =                                                                        \
-        bmm__plan_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES, BMM_##E, &pl); \
-    return s != BMM_OK ? s : bmm__cpu_run(&pl);                                           \
+/* An entry point named for a strategy runs that strategy or refuses: a
+   problem that asks for another one is a contradiction, not a preference. */
+static bmm_status bmm__cpu_entry(const bmm_problem *p, bmm_strategy s) {
+  bmm_plan pl;
+  bmm_status st;
+  if (p && p->strategy != BMM_STRATEGY_AUTO && p->strategy != s) {
+    st = bmm__validate(p, &pl); /* a bad problem says so first, as everywhere */
+    if (st != BMM_OK) return st;
+    return bmm__fail(BMM_BAD_STRATEGY,
+                     "bmm_%s() called with problem.strategy = %s: set it to AUTO (0) or %s, or "
+                     "call bmm_cpu()",
+                     bmm_strategy_name(s), bmm_strategy_name(p->strategy), bmm_strategy_name(s));
   }
+  st = bmm__plan_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES, s, &pl);
+  return st != BMM_OK ? st : bmm__cpu_run(&pl);
+}
+
+#define BMM__X(E, name, l, mm, mn, mk, d) \
+  bmm_status bmm_##name(const bmm_problem *p) { return bmm__cpu_entry(p, BMM_##E); }
 BMM_CPU_STRATEGIES(BMM__X)
 #undef BMM__X
 

@@ -311,8 +311,8 @@ static void bmm__cpu_parallel(const bmm_plan *pl, bmm__cpu_range_fn fn, int64_t 
     }                                                                                   \
   } while (0)
 
-/* k == 0 or alpha == 0: A and B are NULL, C = beta*C + bias (alpha*0 kept, so
-   an infinite alpha gives NaN exactly as the reference does). */
+/* k == 0 or alpha == 0: A and B are NULL, C = beta*C + bias (validation sets
+   the plan's alpha to 0 there, so an infinite alpha with k == 0 is no NaN). */
 #define BMM__CPU_SCALE(E, name, T, sz, ...)                                               \
   static void bmm__cpu_scale_##name(const bmm_plan *pl, int64_t b0, int64_t b1) {    \
     int64_t bi, i, j;                                                                \

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -2274,6 +2275,174 @@ static void test_regress_alpha_whole_sum(void) {
   }
 }
 
+/* Does strategy s claim p (by the plan's classes)? */
+static int claims(bmm_strategy s, const bmm_problem *p) {
+  bmm_problem q = *p;
+  bmm_plan plan;
+  q.strategy = BMM_CPU_REF;
+  return bmm_plan_problem(&q, BMM_BACKEND_CPU, &plan) == BMM_OK && bmm_strategy_supports(s, &plan);
+}
+
+/* Sizes whose products overflow int64 are refused as OVERFLOW by the helper's
+   problem, the helper computing no wrapped product (UBSan: no overflow). */
+static void test_regress_rowmajor_overflow(void) {
+  const int64_t big = ((int64_t)1 << 40) + 1; /* big^2 wraps to 2^41 + 1, not 0 */
+  float x = 0;
+  bmm_problem p = bmm_problem_rowmajor(BMM_F32, 3, big, big, big, &x, &x, &x);
+  CHECK(p.a.batch_stride[0] == 0 && p.b.batch_stride[0] == 0 && p.c.batch_stride[0] == 0,
+        "overflowing packed strides are %lld %lld %lld, want 0", (long long)p.a.batch_stride[0],
+        (long long)p.b.batch_stride[0], (long long)p.c.batch_stride[0]);
+  EXPECT(bmm_cpu(&p), BMM_OVERFLOW, NULL, "rowmajor 2^40+1 cubed");
+  p = bmm_problem_rowmajor(BMM_F32, 3, -big, big, big, &x, &x, &x);
+  EXPECT(bmm_cpu(&p), BMM_BAD_SIZE, NULL, "rowmajor negative m");
+}
+
+/* bmm_cpu_X runs X or refuses; it never runs the strategy in problem.strategy. */
+static void test_regress_entry_point(void) {
+  float a[2 * 3 * 4], b[2 * 4 * 5], c[2 * 3 * 5];
+  int i, j, k;
+  for (i = 0; i < 24; ++i)
+    a[i] = (float)i;
+  for (i = 0; i < 40; ++i)
+    b[i] = (float)(i % 7);
+  for (i = 0; i < NCPU; ++i)
+    for (j = 0; j < BMM_STRATEGY_COUNT; ++j) {
+      bmm_problem p = bmm_problem_rowmajor(BMM_F32, 2, 3, 5, 4, a, b, c);
+      bmm_plan plan;
+      char ctx[128];
+      int untouched = 1;
+      bmm_status want;
+      p.strategy = (bmm_strategy)j;
+      snprintf(ctx, sizeof ctx, "bmm_%s with problem.strategy %s", cpu_strategies[i].name,
+               bmm_strategy_name((bmm_strategy)j));
+      for (k = 0; k < 30; ++k)
+        c[k] = -7.0f;
+      if (j != BMM_STRATEGY_AUTO && j != (int)cpu_strategies[i].s) {
+        EXPECT(cpu_strategies[i].entry(&p), BMM_BAD_STRATEGY, cpu_strategies[i].name, ctx);
+        for (k = 0; k < 30; ++k)
+          untouched &= c[k] == -7.0f;
+        CHECK(untouched, "%s: C written", ctx);
+        continue;
+      }
+      p.strategy = cpu_strategies[i].s;
+      want = bmm_plan_problem(&p, BMM_BACKEND_CPU, &plan) == BMM_OK ? BMM_OK : BMM_UNSUPPORTED;
+      p.strategy = (bmm_strategy)j;
+      EXPECT(cpu_strategies[i].entry(&p), want, NULL, ctx);
+    }
+}
+
+/* What a strategy claims it runs, whatever alpha, k or degenerate sizes make
+   of the other classes: batch-innermost problems with alpha = 0, k = 0,
+   batch = 1 or m = n = k = 1 reach every strategy that claims batch_inner. */
+static void test_regress_claims_degenerate(void) {
+  static const struct {
+    int64_t batch, m, n, k;
+    double alpha;
+    const char *what;
+  } cases[] = {{9, 3, 4, 5, 0.0, "alpha 0"},
+               {9, 3, 4, 0, 1.5, "k 0"},
+               {1, 3, 4, 5, 1.5, "batch 1"},
+               {9, 1, 1, 1, 1.5, "m = n = k = 1"},
+               {1, 1, 1, 1, 0.0, "all 1, alpha 0"}};
+  int c, i, dt;
+  for (dt = BMM_F32; dt <= BMM_F64; ++dt)
+    for (c = 0; c < (int)(sizeof cases / sizeof cases[0]); ++c) {
+      bmm_problem p = case_shape((bmm_dtype)dt, BMMX_BATCH_INNER, cases[c].batch, cases[c].m,
+                                 cases[c].n, cases[c].k);
+      tprob t;
+      p.alpha = cases[c].alpha, p.beta = 0.5;
+      tprob_make(&t, &p, 1, (uint64_t)(c + 31 * dt), cases[c].what);
+      for (i = 0; i < NCPU; ++i) {
+        unsigned l;
+        int64_t mm, mn, mk;
+        bmm_problem q = t.p;
+        bmm_status st;
+        claim_of(cpu_strategies[i].s, &l, &mm, &mn, &mk);
+        if (!(l & BMM_L_BATCH_INNER)) continue;
+        memcpy(t.c.alloc, t.c.init, (size_t)t.c.count * t.c.es);
+        q.strategy = cpu_strategies[i].s;
+        st = bmm_cpu(&q);
+        if (CHECK(st == BMM_OK, "%s %s batch-inner, %s forced: %s", bmm_dtype_name(p.dtype),
+                  cases[c].what, cpu_strategies[i].name, bmm_last_error()))
+          tprob_verify(&t, q.strategy, "bmm_cpu");
+      }
+      tprob_free(&t);
+    }
+}
+
+/* k = 0 with alpha = +-Inf or NaN: alpha * (empty sum) is not computed (BLAS),
+   so C = beta*C + bias, in every strategy and in the reference. */
+static void test_regress_k0_nonfinite_alpha(void) {
+  const double alphas[3] = {INFINITY, -INFINITY, NAN};
+  double a[1], b[1], c[2 * 3 * 4], bias[4];
+  long double ref[24];
+  int ai, s, i;
+  for (ai = 0; ai < 3; ++ai)
+    for (s = -1; s < NCPU; ++s) {
+      bmm_problem p = bmm_problem_rowmajor(BMM_F64, 2, 3, 4, 0, a, b, c);
+      int bad = 0;
+      p.alpha = alphas[ai], p.beta = 0.5, p.bias = bias;
+      for (i = 0; i < 4; ++i)
+        bias[i] = i + 1;
+      for (i = 0; i < 24; ++i)
+        c[i] = i;
+      if (s < 0) {
+        EXPECT(bmm_reference(&p, ref, NULL), BMM_OK, NULL, "reference");
+        for (i = 0; i < 24; ++i)
+          bad += ref[i] != 0.5L * i + (i % 4 + 1);
+        CHECK(bad == 0, "reference, k 0, alpha %g: %d elements not beta*C + bias", alphas[ai], bad);
+      }
+      p.strategy = s < 0 ? BMM_STRATEGY_AUTO : cpu_strategies[s].s;
+      if (s >= 0 && !claims(p.strategy, &p)) continue;
+      if (!EXPECT(bmm_cpu(&p), BMM_OK, NULL, "k 0, non-finite alpha")) continue;
+      for (i = 0, bad = 0; i < 24; ++i)
+        bad += c[i] != 0.5 * i + (i % 4 + 1);
+      CHECK(bad == 0, "%s, k 0, alpha %g: %d elements not beta*C + bias (C[0] = %g)",
+            s < 0 ? "auto" : cpu_strategies[s].name, alphas[ai], bad, c[0]);
+    }
+}
+
+/* Element pointers not aligned to their size are refused (MISALIGNED) by
+   validation, so by every entry point, and nothing is written. */
+static void test_regress_misaligned(void) {
+  static double buf[4 * 64];
+  int op, off;
+  for (op = 0; op < 4; ++op)
+    for (off = 1; off < 8; ++off) {
+      const int f32 = off < 4;
+      char *base = (char *)buf;
+      bmm_problem p =
+          bmm_problem_rowmajor(f32 ? BMM_F32 : BMM_F64, 2, 3, 4, 5, base, base + 512, base + 1024);
+      char what[96];
+      if (!f32 && off % 4 == 0) continue;
+      p.bias = base + 1536;
+      if (op == 0) p.a.ptr = base + off;
+      if (op == 1) p.b.ptr = base + 512 + off;
+      if (op == 2) p.c.ptr = base + 1024 + off;
+      if (op == 3) p.bias = base + 1536 + off;
+      snprintf(what, sizeof what, "%s %s at +%d bytes", bmm_dtype_name(p.dtype),
+               op == 0   ? "a.ptr"
+               : op == 1 ? "b.ptr"
+               : op == 2 ? "c.ptr"
+                         : "bias",
+               off);
+      ERR(what, &p, BMM_MISALIGNED,
+          op == 3   ? "bias"
+          : op == 0 ? "a.ptr"
+          : op == 1 ? "b.ptr"
+                    : "c.ptr");
+    }
+}
+
+/* The UNSUPPORTED message names layouts, not a bit mask. */
+static void test_regress_unsupported_names(void) {
+  float a[60], b[60], c[60];
+  bmm_problem p = bmm_problem_rowmajor(BMM_F32, 2, 3, 4, 5, a, b, c);
+  p.strategy = BMM_CPU_BATCH_SIMD;
+  if (EXPECT(bmm_cpu(&p), BMM_UNSUPPORTED, "layouts batch_inner ", "rowmajor via batch_simd"))
+    CHECK(!contains(bmm_last_error(), "0x"), "message `%s` has a hex mask", bmm_last_error());
+}
+
 #define TESTS(X)                \
   X(names)                      \
   X(errors_null)                \
@@ -2316,7 +2485,13 @@ static void test_regress_alpha_whole_sum(void) {
   X(explain)                    \
   X(epilogue_same_bits)         \
   X(threads_same_bits)          \
-  X(regress_alpha_whole_sum)
+  X(regress_alpha_whole_sum)    \
+  X(regress_rowmajor_overflow)  \
+  X(regress_entry_point)        \
+  X(regress_claims_degenerate)  \
+  X(regress_k0_nonfinite_alpha) \
+  X(regress_misaligned)         \
+  X(regress_unsupported_names)
 
 static const struct {
   const char *name;
