@@ -934,13 +934,18 @@ static bmm_strategy bmm__first_claiming_all(bmm_backend be) {
   return BMM_STRATEGY_AUTO;
 }
 
-static bmm_status bmm__check_table(bmm_backend be, const bmm_table_rule *rules, int count) {
+/* Every field of every rule; *bad gets the index of the rule at fault (count
+   for a bad count), so that a file's error can name its line. */
+static bmm_status bmm__check_table_at(bmm_backend be, const bmm_table_rule *rules, int count,
+                                      int *bad) {
   int i;
+  *bad = count;
   if (count < 1 || count > BMM_TABLE_MAX_RULES)
     return bmm__fail(BMM_BAD_TABLE, "%s table has %d rules, must be 1..%d", bmm_backend_name(be),
                      count, BMM_TABLE_MAX_RULES);
   for (i = 0; i < count; ++i) {
     const bmm_table_rule *r = &rules[i];
+    *bad = i;
     if ((int)r->strategy <= 0 || (int)r->strategy >= BMM_STRATEGY_COUNT ||
         bmm_strategy_backend(r->strategy) != be)
       return bmm__fail(BMM_BAD_TABLE, "%s table rule %d: strategy %s is not a %s strategy",
@@ -959,7 +964,17 @@ static bmm_status bmm__check_table(bmm_backend be, const bmm_table_rule *rules, 
         r->pad < 0)
       return bmm__fail(BMM_BAD_TABLE, "%s table rule %d: a tunable is negative",
                        bmm_backend_name(be), i);
+    /* the note is printed as text (explain, bmm_table_format): it must end
+       within its array and stay on one line */
+    if (!memchr(r->note, 0, sizeof r->note))
+      return bmm__fail(BMM_BAD_TABLE,
+                       "%s table rule %d: note has no terminating NUL in its %d bytes",
+                       bmm_backend_name(be), i, BMM_NOTE_LEN);
+    if (strpbrk(r->note, "\n\r"))
+      return bmm__fail(BMM_BAD_TABLE, "%s table rule %d: note contains a line break",
+                       bmm_backend_name(be), i);
   }
+  *bad = count - 1;
   if (!bmm__rule_is_catch_all(&rules[count - 1]) || !bmm__claims_all(rules[count - 1].strategy))
     return bmm__fail(
         BMM_BAD_TABLE,
@@ -967,6 +982,11 @@ static bmm_status bmm__check_table(bmm_backend be, const bmm_table_rule *rules, 
         "handles any problem (e.g. %s)",
         bmm_backend_name(be), bmm_strategy_name(bmm__first_claiming_all(be)));
   return BMM_OK;
+}
+
+static bmm_status bmm__check_table(bmm_backend be, const bmm_table_rule *rules, int count) {
+  int bad;
+  return bmm__check_table_at(be, rules, count, &bad);
 }
 
 static void bmm__env_load(void); /* below, with the parser */
@@ -1241,6 +1261,7 @@ static bmm_status bmm__parse_line(const char *s, size_t n, int line, bmm_table_r
       "a strategy name (cpu_ref, cuda_loop, ...)"};
   size_t i = 0, end = n;
   int field = 0;
+  unsigned seen = 0; /* tunables given: a second value would silently win */
   memset(r, 0, sizeof *r);
   for (i = 0; i < n; ++i) /* the note: text after `#` */
     if (s[i] == '#') {
@@ -1298,6 +1319,10 @@ static bmm_status bmm__parse_line(const char *s, size_t n, int line, bmm_table_r
             "line %d: expected key=value with key one of threads, batch_per_block, lanes, "
             "vec, tile, pad and a value in 0..%d, got `%.*s`",
             line, INT_MAX, (int)wn, s + w0);
+      if (seen & (1u << found))
+        return bmm__fail(BMM_TABLE_FILE, "line %d: %s given twice", line,
+                         bmm__tunable_names[found]);
+      seen |= 1u << found;
       *bmm__tunable(r, found) = (int)v;
     }
     }
@@ -1312,16 +1337,19 @@ static bmm_status bmm__parse_line(const char *s, size_t n, int line, bmm_table_r
   return BMM_OK;
 }
 
-bmm_status bmm_table_parse(const char *text, bmm_table_rule *rules, int max_rules, int *count) {
+/* text[0..size): a NUL byte inside is an error (a file's text would end
+   there silently); lines[i], if not NULL, gets rule i's line number. */
+static bmm_status bmm__parse_text(const char *text, size_t size, bmm_table_rule *rules,
+                                  int max_rules, int *count, int *lines) {
   int line = 0, n = 0;
-  const char *s = text;
-  if (count) *count = 0;
-  if (!text || !rules || !count)
-    return bmm__fail(BMM_NULL_POINTER, "text, rules and count must not be NULL");
-  while (*s) {
-    const char *e = strchr(s, '\n');
-    size_t len = e ? (size_t)(e - s) : strlen(s), i = 0;
+  const char *s = text, *end = text + size;
+  *count = 0;
+  while (s < end) {
+    const char *e = (const char *)memchr(s, '\n', (size_t)(end - s));
+    size_t len = e ? (size_t)(e - s) : (size_t)(end - s), i = 0;
     ++line;
+    if (memchr(s, 0, len))
+      return bmm__fail(BMM_TABLE_FILE, "line %d: a NUL byte (a table file is text)", line);
     while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
       ++i;
     if (i < len && s[i] != '#') {
@@ -1330,6 +1358,7 @@ bmm_status bmm_table_parse(const char *text, bmm_table_rule *rules, int max_rule
         return bmm__fail(BMM_TABLE_FILE, "line %d: more than %d rules", line, max_rules);
       st = bmm__parse_line(s, len, line, &rules[n]);
       if (st != BMM_OK) return st;
+      if (lines) lines[n] = line;
       ++n;
     }
     s += len + (e ? 1 : 0);
@@ -1338,60 +1367,84 @@ bmm_status bmm_table_parse(const char *text, bmm_table_rule *rules, int max_rule
   return bmm__ok();
 }
 
+bmm_status bmm_table_parse(const char *text, bmm_table_rule *rules, int max_rules, int *count) {
+  if (count) *count = 0;
+  if (!text || !rules || !count)
+    return bmm__fail(BMM_NULL_POINTER, "text, rules and count must not be NULL");
+  return bmm__parse_text(text, strlen(text), rules, max_rules, count, NULL);
+}
+
 /* Split parsed rules by backend and check each part; fills slots, or fails. */
-static bmm_status bmm__split(const bmm_table_rule *rules, int n, bmm__table_slot *slots) {
-  int i, be;
+/* lines[i]: rule i's line in the file, so that every error names one. */
+static bmm_status bmm__split(const bmm_table_rule *rules, const int *lines, int n,
+                             bmm__table_slot *slots) {
+  int i, be, at[BMM_BACKEND_COUNT][BMM_TABLE_MAX_RULES];
   for (be = 0; be < BMM_BACKEND_COUNT; ++be)
     slots[be].count = 0;
   for (i = 0; i < n; ++i) {
     bmm__table_slot *t = &slots[bmm_strategy_backend(rules[i].strategy)];
     if (t->count == BMM_TABLE_MAX_RULES)
-      return bmm__fail(BMM_TABLE_FILE, "more than %d %s rules", BMM_TABLE_MAX_RULES,
+      return bmm__fail(BMM_TABLE_FILE, "line %d: more than %d %s rules", lines[i],
+                       BMM_TABLE_MAX_RULES,
                        bmm_backend_name(bmm_strategy_backend(rules[i].strategy)));
+    at[bmm_strategy_backend(rules[i].strategy)][t->count] = lines[i];
     t->rules[t->count++] = rules[i];
   }
   for (be = BMM_BACKEND_CPU; be < BMM_BACKEND_COUNT; ++be) {
-    bmm_status s = slots[be].count
-                       ? bmm__check_table((bmm_backend)be, slots[be].rules, slots[be].count)
-                       : BMM_OK;
-    if (s != BMM_OK) return bmm__fail(BMM_TABLE_FILE, "%s", bmm__err_body());
+    int bad = 0;
+    bmm_status s = slots[be].count ? bmm__check_table_at((bmm_backend)be, slots[be].rules,
+                                                         slots[be].count, &bad)
+                                   : BMM_OK;
+    if (s != BMM_OK)
+      return bmm__fail(BMM_TABLE_FILE, "line %d: %s", at[be][bad < slots[be].count ? bad : 0],
+                       bmm__err_body());
   }
   if (n == 0) return bmm__fail(BMM_TABLE_FILE, "no rules");
   return BMM_OK;
 }
 
-static bmm_status bmm__read_file(const char *path, char **text) {
+/* Reads to the end of whatever the path is: a pipe or FIFO (what
+   BMM_TABLE_FILE=<(...) gives) and /proc files have no size to seek to. */
+static bmm_status bmm__read_file(const char *path, char **text, size_t *size) {
+  enum { MAX_BYTES = 1 << 20 }; /* 128 rules of 95-character notes fit many times */
   FILE *f = fopen(path, "rb");
-  long sz;
-  *text = NULL;
+  size_t n = 0, got;
+  int err;
+  *text = NULL, *size = 0;
   if (!f) return bmm__fail(BMM_TABLE_FILE, "cannot open `%s`: %s", path, strerror(errno));
-  if (fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 || sz > (1L << 20) ||
-      fseek(f, 0, SEEK_SET) != 0) {
+  *text = (char *)malloc((size_t)MAX_BYTES + 2);
+  if (!*text) {
     fclose(f);
-    return bmm__fail(BMM_TABLE_FILE, "`%s`: unreadable or larger than 1 MiB", path);
+    return bmm__fail(BMM_TABLE_FILE, "`%s`: out of memory", path);
   }
-  *text = (char *)malloc((size_t)sz + 1);
-  if (!*text || fread(*text, 1, (size_t)sz, f) != (size_t)sz) {
-    fclose(f);
+  errno = 0;
+  while (n <= MAX_BYTES && (got = fread(*text + n, 1, (size_t)MAX_BYTES + 1 - n, f)) > 0)
+    n += got;
+  err = ferror(f) ? errno : 0;
+  fclose(f);
+  if (err || n > MAX_BYTES) {
     free(*text);
     *text = NULL;
-    return bmm__fail(BMM_TABLE_FILE, "`%s`: read failed", path);
+    if (err) return bmm__fail(BMM_TABLE_FILE, "`%s`: read failed: %s", path, strerror(err));
+    return bmm__fail(BMM_TABLE_FILE, "`%s`: larger than 1 MiB", path);
   }
-  (*text)[sz] = 0;
-  fclose(f);
+  (*text)[n] = 0;
+  *size = n;
   return BMM_OK;
 }
 
 /* Parse a file into per-backend slots; all or nothing. */
 static bmm_status bmm__parse_file(const char *path, bmm__table_slot *slots) {
   static bmm_table_rule rules[BMM_TABLE_MAX_RULES * 2]; /* callers hold the lock or are single */
+  static int lines[BMM_TABLE_MAX_RULES * 2];
   char *text;
+  size_t size;
   int n;
-  bmm_status s = bmm__read_file(path, &text);
+  bmm_status s = bmm__read_file(path, &text, &size);
   if (s != BMM_OK) return s;
-  s = bmm_table_parse(text, rules, BMM_TABLE_MAX_RULES * 2, &n);
+  s = bmm__parse_text(text, size, rules, BMM_TABLE_MAX_RULES * 2, &n, lines);
   free(text);
-  if (s == BMM_OK) s = bmm__split(rules, n, slots);
+  if (s == BMM_OK) s = bmm__split(rules, lines, n, slots);
   if (s != BMM_OK) {
     char msg[sizeof bmm__err];
     memcpy(msg, bmm__err_body(), sizeof msg - 1);

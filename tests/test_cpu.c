@@ -2275,12 +2275,35 @@ static void test_regress_alpha_whole_sum(void) {
   }
 }
 
+/* A temporary file holding `size` bytes of `text`; its path in path[64]. */
+static void tmp_file(char *path, const char *text, size_t size) {
+  FILE *f;
+  snprintf(path, 64, "/tmp/bmm_test_cpu.%ld.txt", (long)getpid());
+  f = fopen(path, "wb");
+  if (f) fwrite(text, 1, size, f), fclose(f);
+}
+
 /* Does strategy s claim p (by the plan's classes)? */
 static int claims(bmm_strategy s, const bmm_problem *p) {
   bmm_problem q = *p;
   bmm_plan plan;
   q.strategy = BMM_CPU_REF;
   return bmm_plan_problem(&q, BMM_BACKEND_CPU, &plan) == BMM_OK && bmm_strategy_supports(s, &plan);
+}
+
+/* The text after a NUL byte is part of the file: a NUL is refused, naming
+   its line, not taken as the end of the table. */
+static void test_regress_table_nul(void) {
+  static const char text[] = "* * 1..4 * * * cpu_dot\n* * * * * * cpu_ref\n\0garbage\n";
+  static const char mid[] = "* * 1..4 * * * cpu_dot\n* * * * * * cpu\0_ref\n";
+  char path[64];
+  tmp_file(path, text, sizeof text - 1);
+  if (EXPECT(bmm_load_table_file(path), BMM_TABLE_FILE, "line 3", "NUL byte after the rules"))
+    CHECK(contains(bmm_last_error(), "NUL"), "message `%s` does not name the NUL",
+          bmm_last_error());
+  tmp_file(path, mid, sizeof mid - 1);
+  EXPECT(bmm_load_table_file(path), BMM_TABLE_FILE, "line 2", "NUL byte inside a rule");
+  unlink(path);
 }
 
 /* Sizes whose products overflow int64 are refused as OVERFLOW by the helper's
@@ -2402,6 +2425,84 @@ static void test_regress_k0_nonfinite_alpha(void) {
     }
 }
 
+/* A FIFO (what BMM_TABLE_FILE=<(...) gives) holding a valid table loads; a
+   directory, /proc/self/status and a file over 1 MiB are refused saying why. */
+static void test_regress_table_streams(void) {
+  static const char table[] = "* * 1..4 * * * cpu_dot\n* * * * * * cpu_ref\n";
+  char fifo[64], path[64];
+  char *big;
+  pid_t pid;
+  snprintf(fifo, sizeof fifo, "/tmp/bmm_test_fifo.%ld", (long)getpid());
+  unlink(fifo);
+  if (CHECK(mkfifo(fifo, 0600) == 0, "mkfifo failed")) {
+    pid = fork();
+    if (pid == 0) {
+      FILE *f = fopen(fifo, "wb");
+      if (f) fputs(table, f), fclose(f);
+      _exit(0);
+    }
+    EXPECT(bmm_load_table_file(fifo), BMM_OK, NULL, "a FIFO holding a valid table");
+    waitpid(pid, NULL, 0);
+    unlink(fifo);
+    bmm_set_table(BMM_BACKEND_CPU, NULL, 0);
+  }
+  if (EXPECT(bmm_load_table_file("tests"), BMM_TABLE_FILE, "tests", "a directory"))
+    CHECK(contains(bmm_last_error(), "directory"), "directory: message `%s`", bmm_last_error());
+  EXPECT(bmm_load_table_file("/proc/self/status"), BMM_TABLE_FILE, "line 1", "/proc/self/status");
+  big = (char *)malloc((1 << 20) + 2);
+  if (big) {
+    memset(big, '#', (1 << 20) + 1);
+    tmp_file(path, big, (1 << 20) + 1);
+    EXPECT(bmm_load_table_file(path), BMM_TABLE_FILE, "larger than 1 MiB", "1 MiB + 1 byte");
+    tmp_file(path, big, 1 << 20); /* exactly 1 MiB of comments: read, no rules */
+    EXPECT(bmm_load_table_file(path), BMM_TABLE_FILE, "no rules", "1 MiB of comments");
+    unlink(path);
+    free(big);
+  }
+}
+
+/* Every error of a file names a line: a missing or misplaced catch-all, more
+   than 64 rules of a backend, a bad rule caught by the table check. */
+static void test_regress_table_lines(void) {
+  static char text[65 * 32 + 64];
+  char path[64];
+  int i;
+  size_t n = 0;
+  tmp_file(path, "# c\n* * 1..4 * * * cpu_dot\n\n* * 5.. * * * cpu_ref\n", 48);
+  EXPECT(bmm_load_table_file(path), BMM_TABLE_FILE, "line 4", "no catch-all");
+  snprintf(text, sizeof text, "* * * * * * cpu_ref\n# c\n* * 1..4 * * * cpu_dot\n");
+  tmp_file(path, text, strlen(text));
+  EXPECT(bmm_load_table_file(path), BMM_TABLE_FILE, "line 3", "catch-all not last");
+  snprintf(text, sizeof text, "* * * * * * cpu_small\n");
+  tmp_file(path, text, strlen(text));
+  EXPECT(bmm_load_table_file(path), BMM_TABLE_FILE, "line 1", "catch-all of a limited strategy");
+  for (i = 0; i < 65; ++i)
+    n += (size_t)snprintf(text + n, sizeof text - n, "* * * * * * cpu_ref\n");
+  tmp_file(path, text, n);
+  EXPECT(bmm_load_table_file(path), BMM_TABLE_FILE, "line 65", "65 CPU rules");
+  tmp_file(path, "* * * * * * cpu_ref threads=2 threads=3\n", 40);
+  EXPECT(bmm_load_table_file(path), BMM_TABLE_FILE, "line 1", "a tunable given twice");
+  CHECK(contains(bmm_last_error(), "threads given twice"), "repeated tunable: `%s`",
+        bmm_last_error());
+  unlink(path);
+}
+
+/* bmm_set_table checks every field, the note too: one without a NUL would be
+   read past its end by bmm_table_format and explain; a line break in it
+   would break the file format. */
+static void test_regress_set_table_note(void) {
+  bmm_table_rule r[1];
+  memset(r, 0, sizeof r);
+  r[0].strategy = BMM_CPU_REF;
+  memset(r[0].note, 'x', sizeof r[0].note);
+  EXPECT(bmm_set_table(BMM_BACKEND_CPU, r, 1), BMM_BAD_TABLE, "note", "note without a NUL");
+  snprintf(r[0].note, sizeof r[0].note, "two\nlines");
+  EXPECT(bmm_set_table(BMM_BACKEND_CPU, r, 1), BMM_BAD_TABLE, "note", "note with a newline");
+  snprintf(r[0].note, sizeof r[0].note, "fine");
+  EXPECT(bmm_set_table(BMM_BACKEND_CPU, r, 1), BMM_OK, NULL, "a plain note");
+  bmm_set_table(BMM_BACKEND_CPU, NULL, 0);
+}
+
 /* Element pointers not aligned to their size are refused (MISALIGNED) by
    validation, so by every entry point, and nothing is written. */
 static void test_regress_misaligned(void) {
@@ -2486,10 +2587,14 @@ static void test_regress_unsupported_names(void) {
   X(epilogue_same_bits)         \
   X(threads_same_bits)          \
   X(regress_alpha_whole_sum)    \
+  X(regress_table_nul)          \
   X(regress_rowmajor_overflow)  \
   X(regress_entry_point)        \
   X(regress_claims_degenerate)  \
   X(regress_k0_nonfinite_alpha) \
+  X(regress_table_streams)      \
+  X(regress_table_lines)        \
+  X(regress_set_table_note)     \
   X(regress_misaligned)         \
   X(regress_unsupported_names)
 
