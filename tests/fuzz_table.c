@@ -7,7 +7,9 @@
    user can (bmm_load_table_file from a file, bmm_set_table per backend): the
    load is all or nothing, and a tiny problem then runs through whatever CPU
    table was accepted (fuzzed tunables reach the kernels) and must match the
-   reference. Build: clang -fsanitize=fuzzer,address,undefined. */
+   reference. The raw bytes are also loaded as a file: NUL bytes are refused
+   naming their line, and every refused file names a line (or has no rules).
+   Build: clang -fsanitize=fuzzer,address,undefined. */
 #define _DEFAULT_SOURCE 1
 #include <stdint.h>
 #include <unistd.h>
@@ -73,6 +75,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!text) return 0;
   memcpy(text, data, size);
   text[size] = 0;
+
+  /* the raw bytes as a file: a NUL byte anywhere is refused naming its line
+     (bmm_table_parse below stops at it: a C string ends there); every other
+     failure of a file names a line too, or says it holds no rules */
+  f = fopen(tmp_path, "wb");
+  if (f) {
+    fwrite(data, 1, size, f);
+    fclose(f);
+    s = bmm_load_table_file(tmp_path);
+    if (memchr(data, 0, size) && (s != BMM_TABLE_FILE || !strstr(bmm_last_error(), "NUL") ||
+                                  !strstr(bmm_last_error(), "line ")))
+      fail("a file with a NUL byte was not refused naming its line", text);
+    if (s != BMM_OK && !strstr(bmm_last_error(), "line ") && !strstr(bmm_last_error(), "no rules"))
+      fail("a refused file's message names no line", text);
+    bmm_set_table(BMM_BACKEND_CPU, NULL, 0);
+    bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
+  }
 
   s = bmm_table_parse(text, rules, MAX_RULES, &n);
   if (s != BMM_OK) {
