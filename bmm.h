@@ -533,7 +533,8 @@ int bmm_strategy_supports(bmm_strategy s, const bmm_plan *p) {
   int64_t mm, mn, mk;
   if (bmm_strategy_backend(s) == BMM_BACKEND_AUTO) return 0;
   bmm__claim(s, &l, &mm, &mn, &mk);
-  if (!(l & p->layouts)) return 0;
+  /* a plan built by hand (not by validation) may give only its layout */
+  if (!(l & (p->layouts ? p->layouts : 1u << p->layout))) return 0;
   if ((mm && p->m > mm) || (mn && p->n > mn) || (mk && p->k > mk)) return 0;
   return 1;
 }
