@@ -640,9 +640,16 @@ static int trace_main(int argc, char **argv) {
   return 0;
 }
 
+#ifdef BMM_MODEL
+#include "tools/model/bmm_model.h" /* build/bmm-model: this file's scheduler, its own main */
+#endif
+
 int main(int argc, char **argv) {
   int full = 0, explain_only = 0, si, di, l, i;
   size_t s;
+#ifdef BMM_MODEL
+  return model_main(argc, argv);
+#endif
   if (argc > 1 && strcmp(argv[1], "--trace") == 0) {
     const int r = trace_main(argc - 1, argv + 1);
     if (r == 2)
