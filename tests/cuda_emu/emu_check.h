@@ -322,23 +322,25 @@ static inline void emu_trace_reset(void) {
   g_chk.sites.clear(), g_chk.global_sectors.clear(), g_chk.traced_blocks = 0;
 }
 
-/* per source line (an unrolled loop has several call sites on one line) */
+/* per source line and access width (an unrolled loop has several call sites
+   on one line; a macro kernel has all of its accesses on one line) */
 static inline void emu_trace_print(FILE *f) {
   std::map<std::pair<std::string, int>, emu_site_cost> lines;
   fprintf(f, "%-24s %-6s %-5s %4s %9s %10s %10s %7s\n", "call site", "space", "op", "size",
           "requests", "per req", "ideal/req", "excess");
   for (auto &kv : g_chk.sites) {
-    emu_site_cost &c = lines[std::make_pair(emu_site_name(kv.first.first), kv.first.second)];
+    emu_site_cost &c =
+        lines[std::make_pair(emu_site_name(kv.first.first), kv.first.second + 4 * kv.second.size)];
     c.requests += kv.second.requests, c.units += kv.second.units, c.ideal += kv.second.ideal;
     c.bytes += kv.second.bytes, c.lanes += kv.second.lanes, c.size = kv.second.size;
   }
   for (auto &kv : lines) {
     const emu_site_cost &c = kv.second;
-    const int sh = kv.first.second / 2 == EMU_SHARED;
+    const int kind = kv.first.second % 4, sh = kind / 2 == EMU_SHARED;
     fprintf(f, "%-24s %-6s %-5s %4d %9lld %10.2f %10.2f %6.2fx\n", kv.first.first.c_str(),
-            sh ? "shared" : "global", kv.first.second % 2 ? "store" : "load", c.size,
-            (long long)c.requests, (double)c.units / (double)c.requests,
-            (double)c.ideal / (double)c.requests, (double)c.units / (double)c.ideal);
+            sh ? "shared" : "global", kind % 2 ? "store" : "load", c.size, (long long)c.requests,
+            (double)c.units / (double)c.requests, (double)c.ideal / (double)c.requests,
+            (double)c.units / (double)c.ideal);
   }
 }
 
