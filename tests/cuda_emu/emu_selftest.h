@@ -60,6 +60,19 @@ static void st_patterns(void) {
   st_pattern("8-byte coalesced (2 phases)", 0, 8, 8, 32, 8, 8, 2, 2);
   st_pattern("8-byte stride-2", 0, 16, 8, 32, 16, 8, 4, 2);
   st_pattern("half warp 4-byte", 0, 4, 4, 16, 2, 2, 1, 1);
+  {
+    /* phases are served one after the other: 8-byte accesses, the first
+       half warp 16-way on banks 0-1, the second 16-way on banks 2-3: 32
+       wavefronts (as one 32-lane phase it would be 16) */
+    emu_lane_access a[32];
+    int64_t u, i;
+    int l;
+    for (l = 0; l < 32; ++l)
+      a[l].addr = l < 16 ? (uint64_t)(128 * l) : (uint64_t)(4096 + 8 + 128 * (l - 16)),
+      a[l].lane = l, a[l].size = 8;
+    emu_shared_cost(a, 32, &u, &i);
+    st_expect("8-byte, each half warp 16-way on its own banks: wavefronts", u, 32);
+  }
 }
 
 /* ---- fixture kernels -------------------------------------------------- */
