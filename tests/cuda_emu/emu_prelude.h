@@ -94,18 +94,20 @@ static inline void bmm_emu_vec_copy(void *d, const void *s, size_t n) {
   __asm__("" : "+r"(s));
   memcpy(d, s, n);
 }
-template <class E, int N> struct alignas(sizeof(E) * N) bmm_emu_vec {
-  E v[N];
+template <class E, int N> struct bmm_emu_vec_fields;
+template <class E> struct bmm_emu_vec_fields<E, 2> { E x, y; };
+template <class E> struct bmm_emu_vec_fields<E, 4> { E x, y, z, w; };
+template <class E, int N> struct alignas(sizeof(E) * N) bmm_emu_vec : bmm_emu_vec_fields<E, N> {
   bmm_emu_vec() = default;
   BMM_EMU_NOTRACE bmm_emu_vec(const bmm_emu_vec &o) {
     bmm_emu_vec_access(__builtin_return_address(0), &o, (int)sizeof o, 0);
     bmm_emu_vec_access(__builtin_return_address(0), this, (int)sizeof o, 1);
-    bmm_emu_vec_copy(v, &o, sizeof v);
+    bmm_emu_vec_copy(this, &o, sizeof o);
   }
   BMM_EMU_NOTRACE bmm_emu_vec &operator=(const bmm_emu_vec &o) {
     bmm_emu_vec_access(__builtin_return_address(0), &o, (int)sizeof o, 0);
     bmm_emu_vec_access(__builtin_return_address(0), this, (int)sizeof o, 1);
-    bmm_emu_vec_copy(v, &o, sizeof v);
+    bmm_emu_vec_copy(this, &o, sizeof o);
     return *this;
   }
 };
