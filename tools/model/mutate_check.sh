@@ -16,7 +16,7 @@ for m in offby1 race misalign; do
   case $m in
   offby1) expr='s|dst\[\(e / row\) \* ld \+ e % row\] = src\[e\];|dst[(e / row) * ld + e % row + 1] = src[e];|'
           want='past the' ;;
-  race) expr='/bmm__cuda_stage_##name\(B \+ b0 \* k \* n/{n;s|__syncthreads\(\);|;|}'
+  race) expr='/bmm__cuda_stage(<T>|_##name)\(B \+ b0 \* k \* n/{n;s|__syncthreads\(\);|;|}'
         want='shared-memory race' ;;
   misalign) expr='s|int head = mis \? per - mis : 0, nvec, v, e;|int head = 0 * mis, nvec, v, e;|'
             want='misaligned 16-byte load' ;;
