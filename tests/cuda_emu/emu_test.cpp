@@ -528,6 +528,7 @@ static void check_explain(void) {
     if (at)
       sscanf(at, "kernel=%63s launch grid=%lld block=%d smem=%lld", kern, &grid, &block, &smem);
     g_emu_error[0] = 0, bmm_emu_last_kernel = "", g_last_grid = g_last_block = -2;
+    g_chk.regions.clear(), g_chk.error[0] = 0; /* no footprints registered for these buffers */
     g_last_smem = 0;
     ok = bmm_cuda(&p, 0) == BMM_OK;
     /* the recorded text is "bmm__cuda_loop<T>": compare up to the '<' */
