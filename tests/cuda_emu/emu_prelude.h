@@ -9,8 +9,9 @@
    runs until __syncthreads() or a shuffle, so the interleaving is fixed and
    a missing barrier shows as wrong results, not as a rare race. This models
    arithmetic, indexing, shared-memory staging, barriers and shuffles; it
-   says nothing about speed, coalescing, real device faults or the memory
-   model (every access here is sequentially consistent). */
+   says nothing about speed or the memory model (every access here is
+   sequentially consistent). Device faults, races, coalescing and bank
+   conflicts are emu_check.h's, in the clang-instrumented build. */
 #ifndef BMM_EMU_PRELUDE_H
 #define BMM_EMU_PRELUDE_H
 
@@ -32,8 +33,14 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
-/* one block runs at a time, so a function-static array is the block's copy */
-#define __shared__ static
+/* one block runs at a time, so a function-static array is the block's copy;
+   every one lands in the section bmm_emu_shared (with the dynamic buffer
+   below), whose bounds (__start_/__stop_bmm_emu_shared, from the linker) tell
+   emu_check.h's tracer a shared address from a global one. clang keeps
+   template statics in that range too; g++ does not, which is why the checked
+   build (emu.ninja) uses clang. */
+#define BMM_EMU_SHARED_SECTION __attribute__((section("bmm_emu_shared")))
+#define __shared__ static BMM_EMU_SHARED_SECTION
 #define __grid_constant__
 #define __launch_bounds__(x)
 
@@ -60,23 +67,78 @@ void bmm_emu_syncthreads(void);
    a 0xffffffff mask; the value travels as a double, exact for f32 and f64 */
 double bmm_emu_shfl_xor(unsigned mask, double v, int lane_mask, int width);
 #define __syncthreads() bmm_emu_syncthreads()
-template <class T> static inline T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width) {
+/* always inlined: bmm_emu_shfl_xor's return address is then the kernel's
+   call site, and every lane of a warp must shuffle from the same one */
+template <class T>
+static inline __attribute__((always_inline)) T __shfl_xor_sync(unsigned mask, T v, int lane_mask,
+                                                               int width) {
   return (T)bmm_emu_shfl_xor(mask, (double)v, lane_mask, width);
 }
-template <class T> static inline T __ldg(const T *p) { return *p; }
+template <class T> static inline __attribute__((always_inline)) T __ldg(const T *p) { return *p; }
+
+/* The vector types a kernel moves 16 or 8 bytes with. A host compiler splits
+   a 16-byte struct copy into pieces, so the tracer (emu_check.h) would see
+   two 8-byte accesses where the GPU makes one 16-byte one: these stand-ins
+   report every copy of a whole vector as one access of its full width (the
+   copies that stay on a fiber's stack are then dropped as local). Without
+   the tracer bmm_emu_vec_access does nothing. */
+#ifdef __clang__
+#define BMM_EMU_NOTRACE __attribute__((no_sanitize("coverage"), noinline))
+#else
+#define BMM_EMU_NOTRACE __attribute__((noinline))
+#endif
+void bmm_emu_vec_access(const void *site, const void *p, int bytes, int store);
+/* a copy that assumes no alignment: a misaligned vector access must reach the
+   checks (emu_check.h), not fault in an aligned host instruction first */
+static inline void bmm_emu_vec_copy(void *d, const void *s, size_t n) {
+  __asm__("" : "+r"(s));
+  memcpy(d, s, n);
+}
+template <class E, int N> struct bmm_emu_vec_fields;
+template <class E> struct bmm_emu_vec_fields<E, 2> { E x, y; };
+template <class E> struct bmm_emu_vec_fields<E, 4> { E x, y, z, w; };
+template <class E, int N> struct alignas(sizeof(E) * N) bmm_emu_vec : bmm_emu_vec_fields<E, N> {
+  bmm_emu_vec() = default;
+  BMM_EMU_NOTRACE bmm_emu_vec(const bmm_emu_vec &o) {
+    bmm_emu_vec_access(__builtin_return_address(0), &o, (int)sizeof o, 0);
+    bmm_emu_vec_access(__builtin_return_address(0), this, (int)sizeof o, 1);
+    bmm_emu_vec_copy(this, &o, sizeof o);
+  }
+  BMM_EMU_NOTRACE bmm_emu_vec &operator=(const bmm_emu_vec &o) {
+    bmm_emu_vec_access(__builtin_return_address(0), &o, (int)sizeof o, 0);
+    bmm_emu_vec_access(__builtin_return_address(0), this, (int)sizeof o, 1);
+    bmm_emu_vec_copy(this, &o, sizeof o);
+    return *this;
+  }
+};
+typedef bmm_emu_vec<unsigned, 4> bmm_emu_uint4;
+typedef bmm_emu_vec<unsigned, 2> bmm_emu_uint2;
+typedef bmm_emu_vec<int, 4> bmm_emu_int4;
+typedef bmm_emu_vec<int, 2> bmm_emu_int2;
+typedef bmm_emu_vec<float, 4> bmm_emu_float4;
+typedef bmm_emu_vec<float, 2> bmm_emu_float2;
+typedef bmm_emu_vec<double, 2> bmm_emu_double2;
+#define uint4 bmm_emu_uint4
+#define uint2 bmm_emu_uint2
+#define int4 bmm_emu_int4
+#define int2 bmm_emu_int2
+#define float4 bmm_emu_float4
+#define float2 bmm_emu_float2
+#define double2 bmm_emu_double2
 
 /* The launch: the kernel behind a type-erased pointer, args by address (the
    kernel takes them by value, as the device would). */
 void bmm_emu_run(void (*kernel)(const void *), int64_t grid, int64_t block, size_t smem,
-                 const void *args);
+                 const void *args, size_t args_size);
 #define bmm_emu_launch(kernel, grid, block, smem, stream, args)                           \
   ((void)(stream),                                                                        \
    bmm_emu_run([](const void *bmm_emu_a) { kernel(*(const decltype(args) *)bmm_emu_a); }, \
-               (int64_t)(grid), (int64_t)(block), (size_t)(smem), (const void *)&(args)))
+               (int64_t)(grid), (int64_t)(block), (size_t)(smem), (const void *)&(args),  \
+               sizeof(args)))
 
 /* bmm_cuda.cuh's hooks: its `extern __shared__` buffer and its launch */
 #define BMM__CUDA_EMULATED 1
-alignas(16) unsigned char bmm__cuda_smem[BMM_EMU_SMEM_MAX];
+alignas(16) BMM_EMU_SHARED_SECTION unsigned char bmm__cuda_smem[BMM_EMU_SMEM_MAX];
 extern const char *bmm_emu_last_kernel; /* its text, e.g. "bmm__cuda_loop<T>" */
 #define BMM__CUDA_GO(kernel) \
   (bmm_emu_last_kernel = #kernel, bmm_emu_launch(kernel, L->grid, L->block, L->smem, st, L->args))

@@ -10,6 +10,19 @@
    -v                               print every case, not only failures
    Build and run: ninja test-cuda-emu (tests/cuda_emu/emu.ninja).
 
+   build/cuda_emu/emu_check is this file built by clang with every load and
+   store instrumented (emu_check.h): the same cases, and each also fails on an
+   out-of-bounds shared access, an access outside the operands, a misaligned
+   access or a shared-memory race. It adds
+   build/cuda_emu/emu_check --self-test     emu_selftest.h: the cost model on
+                                            hand-made patterns, a fixture
+                                            kernel per check, clean + mutant
+   build/cuda_emu/emu_check --trace cuda_staged f32 1000000 3 1 32
+                                            the first 2 blocks of that launch
+                                            (as on an H100) traced: 32-byte
+                                            sectors and shared wavefronts per
+                                            request, per call site
+
    emu_prelude.h maps the CUDA language so that g++ compiles bmm_cuda.cuh;
    this file schedules each launch (every thread a fiber, see the prelude)
    and answers the CUDA runtime calls as an H100 with one multiprocessor
@@ -22,10 +35,12 @@
 
    WHAT THIS CHECKS: arithmetic, indexing, shared-memory staging, barrier
    placement (a fiber runs ahead to its next barrier, so a missing one reads
-   stale or garbage shared memory), shuffles, launch shapes and shared-memory
-   sizes. WHAT IT DOES NOT: speed, coalescing, bank conflicts, real device
-   faults, or the memory model (fibers on one OS thread see every store at
-   once). bench/gpu_check.sh covers those on a GPU. */
+   stale or garbage shared memory), shuffles (all lanes, one call site),
+   launch shapes and shared-memory sizes; in the checked build also the
+   faults and races above. WHAT IT DOES NOT: speed, or the memory model
+   (fibers on one OS thread see every store at once); --trace counts sectors
+   and bank conflicts but predicts no time. bench/gpu_check.sh measures on a
+   GPU. */
 #define BMM_IMPLEMENTATION
 #include "emu_prelude.h" /* first: bmm_cuda.cuh sees BMM__CUDA_EMULATED */
 #ifdef EMU_BMM_H_FIRST
@@ -34,8 +49,11 @@
 #include "bmm.h"
 #endif
 #include "bmm_cuda.cuh"
+#include "emu_check.h" /* the checks and the tracer (active in the clang build) */
+#include "emu_occupancy.h"
 #include "tests/bmm_cases.h"
 
+#include <sys/mman.h>
 #include <ucontext.h>
 #include <vector>
 
@@ -52,6 +70,7 @@ typedef struct emu_fiber {
   double shfl_val, shfl_res;
   int shfl_mask, shfl_width;
   unsigned shfl_full;
+  const void *shfl_site; /* the kernel's call site: every lane must share it */
 } emu_fiber;
 
 static emu_fiber g_fibers[EMU_MAX_THREADS];
@@ -66,22 +85,26 @@ static long g_launches;
 const char *bmm_emu_last_kernel;
 static int64_t g_last_grid, g_last_block;
 static size_t g_last_smem;
+static int g_emu_sms = 1;             /* multiprocessors the emulated device reports */
+static int64_t g_emu_max_blocks = -1; /* run only the first blocks of a launch (tracing) */
 
-static void emu_fiber_main(void) {
+/* these run inside fibers: never traced (emu_check.h) */
+EMU_NOTRACE static void emu_fiber_main(void) {
   g_kernel(g_args);
   g_fibers[g_cur].state = EMU_DONE; /* uc_link returns to the scheduler */
 }
 
-static void emu_yield(int state) {
+EMU_NOTRACE static void emu_yield(int state) {
   g_fibers[g_cur].state = state;
   swapcontext(&g_fibers[g_cur].ctx, &g_sched);
 }
 
-void bmm_emu_syncthreads(void) { emu_yield(EMU_BAR); }
+EMU_NOTRACE void bmm_emu_syncthreads(void) { emu_yield(EMU_BAR); }
 
-double bmm_emu_shfl_xor(unsigned mask, double v, int lane_mask, int width) {
+EMU_NOTRACE double bmm_emu_shfl_xor(unsigned mask, double v, int lane_mask, int width) {
   emu_fiber *f = &g_fibers[g_cur];
   f->shfl_val = v, f->shfl_mask = lane_mask, f->shfl_width = width, f->shfl_full = mask;
+  f->shfl_site = __builtin_return_address(0);
   emu_yield(EMU_SHFL);
   return f->shfl_res;
 }
@@ -107,6 +130,13 @@ static int emu_shuffles(int nthreads, int64_t block) {
       emu_error("shuffle reached by only part of a warp", block);
       return -1;
     }
+    for (l = 1; l < 32; ++l)
+      if (f[l].shfl_site != f[0].shfl_site) {
+        /* on sm_70+ lanes at different shuffles do not exchange with each
+           other: the values would be undefined */
+        emu_error("shuffle reached from different call sites by lanes of one warp", block);
+        return -1;
+      }
     for (l = 0; l < 32; ++l) {
       const int src = l ^ f[l].shfl_mask, width = f[l].shfl_width;
       if (f[l].shfl_full != 0xffffffffu || width < 1 || width > 32 || (width & (width - 1)) ||
@@ -139,6 +169,7 @@ static void emu_block(int nthreads, int64_t block, int reverse) {
     f->state = EMU_RUN;
   }
   bmm_emu_block_idx.x = (unsigned)block;
+  emu_check_block_begin(block, nthreads);
   for (;;) {
     int nbar = 0, ndone = 0, r;
     for (i = 0; i < nthreads; ++i) {
@@ -146,25 +177,30 @@ static void emu_block(int nthreads, int64_t block, int reverse) {
       if (g_fibers[t].state != EMU_RUN) continue;
       g_cur = t;
       bmm_emu_thread_idx.x = (unsigned)t;
+      emu_check_enter(t, &g_stacks[(size_t)t * EMU_STACK], EMU_STACK);
       swapcontext(&g_sched, &g_fibers[t].ctx);
+      emu_check_leave();
     }
     r = emu_shuffles(nthreads, block);
-    if (r < 0) return;
+    if (r < 0) break;
     if (r > 0) continue;
     for (t = 0; t < nthreads; ++t)
       nbar += g_fibers[t].state == EMU_BAR, ndone += g_fibers[t].state == EMU_DONE;
-    if (nbar == 0) return;
+    if (nbar == 0) break;
     if (ndone) {
       emu_error("__syncthreads() with some threads of the block already exited", block);
-      return;
+      break;
     }
+    emu_check_barrier();
     for (t = 0; t < nthreads; ++t)
       g_fibers[t].state = EMU_RUN;
   }
+  emu_check_block_end(nthreads);
+  if (g_chk.error[0]) emu_error(g_chk.error, block);
 }
 
 void bmm_emu_run(void (*kernel)(const void *), int64_t grid, int64_t block, size_t smem,
-                 const void *args) {
+                 const void *args, size_t args_size) {
   int64_t b;
   ++g_launches;
   g_last_grid = grid, g_last_block = block, g_last_smem = smem;
@@ -180,10 +216,11 @@ void bmm_emu_run(void (*kernel)(const void *), int64_t grid, int64_t block, size
   if (g_stacks.empty()) g_stacks.resize((size_t)EMU_MAX_THREADS * EMU_STACK);
   /* dynamic shared memory starts as garbage on a GPU: never zeros here */
   memset(bmm__cuda_smem, 0xA5, smem);
+  emu_check_launch(smem, args, args_size, grid, block);
   g_kernel = kernel, g_args = args;
   bmm_emu_block_dim.x = (unsigned)block, bmm_emu_grid_dim.x = (unsigned)grid;
   bmm_emu_block_dim.y = bmm_emu_block_dim.z = bmm_emu_grid_dim.y = bmm_emu_grid_dim.z = 1;
-  for (b = 0; b < grid && !g_emu_error[0]; ++b)
+  for (b = 0; b < grid && !g_emu_error[0] && (g_emu_max_blocks < 0 || b < g_emu_max_blocks); ++b)
     emu_block((int)block, b, (int)(g_launches & 1));
 }
 
@@ -198,7 +235,7 @@ cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int) {
   switch (a) {
   case cudaDevAttrComputeCapabilityMajor: *v = 9; break;
   case cudaDevAttrComputeCapabilityMinor: *v = 0; break;
-  case cudaDevAttrMultiProcessorCount: *v = 1; break;
+  case cudaDevAttrMultiProcessorCount: *v = g_emu_sms; break;
   case cudaDevAttrPageableMemoryAccess: *v = 1; break;
   case cudaDevAttrMaxSharedMemoryPerBlockOptin: *v = BMM_EMU_SMEM_MAX; break;
   case cudaDevAttrMaxThreadsPerMultiProcessor: *v = 2048; break;
@@ -288,6 +325,8 @@ static void run(const bmmx_case *c, double alpha, double beta, int bias, int si,
            bmm_strategy_name(g_strategies[si]), bmm_dtype_name(c->dtype), (long long)c->batch,
            (long long)c->m, (long long)c->n, (long long)c->k, bmmx_layout_name(c->layout), alpha,
            beta, bias || c->layout == BMMX_SHARED_B_BIAS, off, rule ? " (table rule)" : "");
+  /* EMU_ONLY=text runs only the cases whose name contains it (debugging) */
+  if (getenv("EMU_ONLY") && !strstr(name, getenv("EMU_ONLY"))) return;
   /* a forced strategy that does not claim the problem is no test of it */
   if (bmm_plan_problem(&dp, BMM_BACKEND_CUDA, &pl) == BMM_UNSUPPORTED) {
     ++g_skip;
@@ -298,7 +337,32 @@ static void run(const bmmx_case *c, double alpha, double beta, int bias, int si,
     return;
   }
   if (rule) bmm_set_table(BMM_BACKEND_CUDA, rule, 2);
-  g_emu_error[0] = 0;
+  g_emu_error[0] = 0, g_chk.error[0] = 0;
+  if (g_chk.checks) { /* every element each operand may touch (emu_check.h) */
+    std::vector<unsigned char> ma(na, 0), mb(nb, 0), mc(nc, 0);
+    /* element index of each operand's origin (negative strides start late) */
+    const int64_t a0 = use_ab ? ((const char *)dp.a.ptr - A.data()) / (int64_t)es : 0,
+                  b0 = use_ab ? ((const char *)dp.b.ptr - B.data()) / (int64_t)es : 0,
+                  c0 = ((const char *)dp.c.ptr - C.data()) / (int64_t)es;
+    nbt = bmmx__batch_count(&hp);
+    for (bi = 0; bi < nbt; ++bi) {
+      int64_t oa, ob, oc = bmmx__c_offset(&hp, bi, &oa, &ob), l;
+      for (i = 0; i < hp.m; ++i)
+        for (j = 0; j < hp.n; ++j)
+          mc[c0 + oc + i * hp.c.row_stride + j * hp.c.col_stride] = 1;
+      for (l = 0; use_ab && l < hp.k; ++l) {
+        for (i = 0; i < hp.m; ++i)
+          ma[a0 + oa + i * hp.a.row_stride + l * hp.a.col_stride] = 1;
+        for (j = 0; j < hp.n; ++j)
+          mb[b0 + ob + l * hp.b.row_stride + j * hp.b.col_stride] = 1;
+      }
+    }
+    g_chk.regions.clear();
+    emu_check_region("a", A.data(), na, (int)es, ma.data(), 0);
+    emu_check_region("b", B.data(), nb, (int)es, mb.data(), 0);
+    emu_check_region("c", C.data(), nc, (int)es, mc.data(), 1);
+    if (dp.bias) emu_check_region("bias", Bi.data() + pre * es, c->n, (int)es, NULL, 0);
+  }
   s = bmm_cuda(&dp, 0);
   if (rule) bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
   if (s != BMM_OK) {
@@ -464,6 +528,7 @@ static void check_explain(void) {
     if (at)
       sscanf(at, "kernel=%63s launch grid=%lld block=%d smem=%lld", kern, &grid, &block, &smem);
     g_emu_error[0] = 0, bmm_emu_last_kernel = "", g_last_grid = g_last_block = -2;
+    g_chk.regions.clear(), g_chk.error[0] = 0; /* no footprints registered for these buffers */
     g_last_smem = 0;
     ok = bmm_cuda(&p, 0) == BMM_OK;
     /* the recorded text is "bmm__cuda_loop<T>": compare up to the '<' */
@@ -493,9 +558,111 @@ static void check_explain(void) {
   printf("explain vs launch: %zu problems checked\n", sizeof ex / sizeof ex[0]);
 }
 
+#include "emu_selftest.h"
+
+/* Memory the traced launch may touch: reserved, never committed until used
+   (only the sampled blocks' pages are). */
+static void *emu_reserve(int64_t bytes) {
+  void *p = mmap(NULL, (size_t)(bytes > 0 ? bytes : 1) + 4096, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+/* --trace STRATEGY DTYPE BATCH M N K: a real-size packed row-major launch as
+   an H100 (132 multiprocessors) would get it, its first `blocks` blocks run
+   and traced; prints bmm's launch and the cost per call site. */
+static int trace_main(int argc, char **argv) {
+  int64_t batch, m, n, k, blocks = 2;
+  bmm_dtype dt = g_dtypes[0];
+  bmm_strategy st = BMM_STRATEGY_AUTO;
+  bmm_problem p;
+  char explain[1024];
+  int i;
+  if (argc < 7) return 2;
+  for (i = 0; i < BMM_STRATEGY_COUNT; ++i)
+    if (strcmp(argv[1], bmm_strategy_name((bmm_strategy)i)) == 0) st = (bmm_strategy)i;
+  for (i = 0; i < NDT; ++i)
+    if (strcmp(argv[2], bmm_dtype_name(g_dtypes[i])) == 0) dt = g_dtypes[i];
+  batch = atoll(argv[3]), m = atoll(argv[4]), n = atoll(argv[5]), k = atoll(argv[6]);
+  if (argc > 7) blocks = atoll(argv[7]);
+  const int64_t es = (int64_t)bmm_dtype_size(dt);
+  void *A = emu_reserve(batch * m * k * es), *B = emu_reserve(batch * k * n * es),
+       *C = emu_reserve(batch * m * n * es);
+  if (!A || !B || !C) return 3;
+  p = bmm_problem_rowmajor(dt, batch, m, n, k, A, B, C);
+  p.strategy = st;
+  g_emu_sms = 132, g_emu_max_blocks = blocks, g_chk.trace_blocks = (int)blocks;
+  g_chk.checks = 0;
+  bmm_explain(&p, BMM_BACKEND_CUDA, explain, sizeof explain);
+  printf("%s\n", explain);
+  if (bmm_cuda(&p, 0) != BMM_OK) {
+    printf("launch failed: %s\n", bmm_last_error());
+    return 1;
+  }
+  emu_trace_totals t = emu_trace_sum();
+  printf("traced %lld blocks\n", (long long)g_chk.traced_blocks);
+  {
+    /* the kernel's resources as ptxas allocated them, and the residency */
+    static emu_kernel_res res[256];
+    const char *path = getenv("BMM_MODEL_RESOURCES") ? getenv("BMM_MODEL_RESOURCES")
+                                                     : "tools/model/ptxas_sm80_sm90.csv";
+    const int nres = emu_load_resources(path, res, 256);
+    const emu_arch *archs[2] = {&emu_arch_sm90, &emu_arch_sm80};
+    char kern[32];
+    const char *sn = strstr(explain, "-> cuda_");
+    int ai;
+    snprintf(kern, sizeof kern, "%s", sn ? sn + 8 : "?");
+    if (strchr(kern, ';')) *strchr(kern, ';') = 0;
+    if (strstr(explain, "tile=64")) snprintf(kern, sizeof kern, "tiled64");
+    if (strstr(explain, "tile=32")) snprintf(kern, sizeof kern, "tiled32");
+    for (ai = 0; ai < 2; ++ai) {
+      const emu_kernel_res *r =
+          emu_find_resources(res, nres, archs[ai]->arch, kern, bmm_dtype_name(dt));
+      if (!r) {
+        printf("sm_%d: no resources for kernel %s %s in %s\n", archs[ai]->arch, kern,
+               bmm_dtype_name(dt), path);
+        continue;
+      }
+      const emu_occupancy o =
+          emu_occupancy_of(archs[ai], (int)g_chk.block, r->regs, r->smem + (int)g_chk.smem);
+      printf("sm_%d: %s %s: %d registers, %d + %zu bytes shared per %lld-thread block: %d "
+             "blocks = %d threads per SM (limit: %s)\n",
+             archs[ai]->arch, kern, bmm_dtype_name(dt), r->regs, r->smem, g_chk.smem,
+             (long long)g_chk.block, o.blocks, o.threads, o.limit);
+    }
+  }
+  emu_trace_print(stdout);
+  printf("global: %.2f sectors per request (ideal %.2f); shared: %.2f wavefronts per request "
+         "(ideal %.2f)\n",
+         t.g_req ? (double)t.g_sectors / (double)t.g_req : 0.0,
+         t.g_req ? (double)t.g_ideal / (double)t.g_req : 0.0,
+         t.s_req ? (double)t.s_wavefronts / (double)t.s_req : 0.0,
+         t.s_req ? (double)t.s_ideal / (double)t.s_req : 0.0);
+  return 0;
+}
+
+#ifdef BMM_MODEL
+#include "tools/model/bmm_model.h" /* build/bmm-model: this file's scheduler, its own main */
+#endif
+
 int main(int argc, char **argv) {
   int full = 0, explain_only = 0, si, di, l, i;
   size_t s;
+#ifdef BMM_MODEL
+  return model_main(argc, argv);
+#endif
+  if (argc > 1 && strcmp(argv[1], "--trace") == 0) {
+    const int r = trace_main(argc - 1, argv + 1);
+    if (r == 2)
+      printf("usage: %s --trace STRATEGY DTYPE BATCH M N K [BLOCKS]  (e.g. cuda_staged f32 "
+             "1000000 3 1 32)\n",
+             argv[0]);
+    return r;
+  }
+#ifdef BMM_EMU_CHECK
+  g_chk.checks = 1;
+#endif
+  if (argc > 1 && strcmp(argv[1], "--self-test") == 0) return selftest_main();
   for (i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--full") == 0)
       full = 1;
@@ -517,6 +684,9 @@ int main(int argc, char **argv) {
          "staging, barriers and shuffles; NOT speed, coalescing, real faults or the memory "
          "model.\n",
          full ? "full" : "default");
+  if (g_chk.checks)
+    printf("checked build: every load and store traced (emu_check.h): shared bounds, operand "
+           "footprints, alignment, shared races between barriers\n");
   printf("cases passed per strategy and dtype, one count per layout:");
   for (l = 0; l < BMMX_LAYOUT_COUNT; ++l)
     printf(" %s", bmmx_layout_name(l));

@@ -1,0 +1,41 @@
+#!/bin/sh
+# tools/model/mutate_check.sh: the checked emulator build (tests/cuda_emu,
+# emu_check.h) against three bugs planted in a patched copy of bmm_cuda.cuh
+# (never the file itself): each must fail cases with the check's message.
+#   offby1     STAGED's scalar staging writes one shared element further
+#   race       STAGED computes without the barrier after staging
+#   misalign   STAGED's vector loads start without the scalar head
+# Usage: sh tools/model/mutate_check.sh [filter]   (EMU_ONLY filter, default
+# "cuda_staged f32"). Not part of ninja test: three clang builds, minutes.
+set -u
+filter=${1:-cuda_staged f32}
+dir=build/cuda_emu/mut
+mkdir -p $dir
+status=0
+for m in offby1 race misalign; do
+  case $m in
+  offby1) expr='s|dst\[\(e / row\) \* ld \+ e % row\] = src\[e\];|dst[(e / row) * ld + e % row + 1] = src[e];|'
+          want='past the' ;;
+  race) expr='/bmm__cuda_stage(<T>|_##name)\(B \+ b0 \* k \* n/{n;s|__syncthreads\(\);|;|}'
+        want='shared-memory race' ;;
+  misalign) expr='s|int head = mis \? per - mis : 0, nvec, v, e;|int head = 0 * mis, nvec, v, e;|'
+            want='misaligned 16-byte load' ;;
+  esac
+  mkdir -p $dir/$m
+  sed -E "$expr" bmm_cuda.cuh > $dir/$m/bmm_cuda.cuh
+  if cmp -s bmm_cuda.cuh $dir/$m/bmm_cuda.cuh; then
+    echo "$m: pattern not found in bmm_cuda.cuh (the kernels changed): mutation not applied"
+    status=1
+    continue
+  fi
+  clang++ -std=c++17 -O1 -g -fno-unroll-loops -fno-vectorize -fno-slp-vectorize \
+    -fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores -DBMM_EMU_CHECK \
+    -Wno-unknown-pragmas -I$dir/$m -I. -Itests/cuda_emu -I/usr/local/cuda/include \
+    tests/cuda_emu/emu_test.cpp -o $dir/$m/emu_check -lm -ldl || { status=1; continue; }
+  EMU_ONLY="$filter" $dir/$m/emu_check > $dir/$m/log 2>&1
+  n=$(grep -c "^FAIL.*$want" $dir/$m/log)
+  all=$(grep -c "^FAIL" $dir/$m/log)
+  echo "$m: $n of $all failed cases name '$want' ($(grep 'passed, ' $dir/$m/log))"
+  [ "$n" -gt 0 ] || status=1
+done
+exit $status
