@@ -3,7 +3,7 @@
 # everything it makes brought back in at most 4 files.
 #
 #   bash bench/gpu_check.sh "$OUT"                       call 1 (default steps)
-#   GPU_CHECK_STEPS="sanitize_tests peers_sweep tune report" bash bench/gpu_check.sh "$OUT"
+#   GPU_CHECK_STEPS="sanitize_tests tune peers_sweep report" bash bench/gpu_check.sh "$OUT"
 #                                                        call 2 (the rest)
 #   GPU_CHECK_DRY_RUN=1 bash bench/gpu_check.sh OUT      no GPU: the plumbing (CI)
 #
@@ -50,13 +50,16 @@
 #                        racecheck 2^22; square1024 as 256^3 / 128^3), E 20-50 s
 #   report        B 30   bench/report.py -> RESULTS_generated.md + PNGs, E 10 s
 #   (call 2)
-#   sanitize_tests memcheck B 150, racecheck 150, initcheck 120 over
+#   sanitize_tests memcheck B 120, racecheck 120, initcheck 90 over
 #                        test_cuda --quick (12k forced runs, tunables,
-#                        graph, errors), E 60-120 s each under instrumentation
-#   peers_sweep   jax B 200, triton B 150: the 92 sweep rows, each compiled
-#   tune          B 200  bmm-tune-cuda (tools/grids/cuda.txt; L2
-#                        flushed before every timed call), E 90-150 s
-# Sum of E for call 1: ~450 s of the 540; call 2: ~500 s if all of it runs.
+#                        graph, errors), E 60-100 s each under instrumentation
+#   tune          B 150  bmm-tune-cuda (tools/grids/cuda.txt; L2
+#                        flushed before every timed call), E 60-120 s
+#   peers_sweep   jax B 150, triton B 100: the 92 sweep rows, each compiled,
+#                        E 100-150 / 60-100 s: what is left of the budget
+# Sum of E for call 1: ~450 s of the 540 (builds ~60-100 s, sanitize last
+# among the GPU steps); call 2: 420-650 s, so peers_sweep may be cut there
+# (reported; its rows are written as they finish).
 set -u
 OUT=${1:?usage: bench/gpu_check.sh OUTDIR}
 cd "$(dirname "$0")/.." || exit 1
@@ -110,12 +113,12 @@ pack() {
   for f in "$WORK"/*; do
     [ -f "$f" ] || continue
     sz=$(stat -c %s "$f")
-    if [ "$sz" -gt $((4 << 20)) ] && [ "${GPU_CHECK_NO_TRIM:-}" = "" ]; then
+    if [ "$sz" -gt $((4 << 20)) ]; then
       { head -c $((1 << 20)) "$f"; printf '\n[... gpu_check cut %d bytes ...]\n' "$sz"; tail -c $((1 << 20)) "$f"; } > "$f.cut" && mv "$f.cut" "$f"
     fi
   done
   tar -czf "$tmp" -C "$(dirname "$WORK")" "$(basename "$WORK")" 2> /dev/null
-  if [ "$(stat -c %s "$tmp")" -gt $((15 << 20)) ] && [ "${GPU_CHECK_NO_TRIM:-}" = "" ]; then
+  if [ "$(stat -c %s "$tmp")" -gt $((15 << 20)) ]; then
     GPU_CHECK_SMALL_PACK=$(cd "$WORK" && find . -maxdepth 1 -type f -size +256k | sed 's|^\./||' | tr '\n' ' ')
     (cd "$(dirname "$WORK")" && find "$(basename "$WORK")" -maxdepth 1 -type f -size -257k -print0 |
       tar -czf "$tmp" --null -T -) 2> /dev/null
@@ -201,10 +204,21 @@ pack
 # ---- builds in the background, torch and cupy on the idle GPU meanwhile ------
 BUILD_BUDGET=${GPU_CHECK_BUILD_BUDGET:-240}
 [ -n "$DRY" ] && BUILD_BUDGET=${GPU_CHECK_BUILD_BUDGET:-900}
+# a program newer than every source it includes, built for this arch, is
+# kept (a warm machine's second call skips the builds)
+SOURCES="bmm.h bmm_cpu.h bmm_cuda.cuh tests/bmm_cases.h tests/test_cuda.cu bench/bench_gpu.cu tools/bmm_tune_cuda.cu tools/bmm_tune.c tools/tune_compress.h"
+[ "$(cat "$BIN/arch" 2> /dev/null)" = "$CC_GPU" ] || rm -f "$BIN"/*
+echo "$CC_GPU" > "$BIN/arch"
 build() { # name, then nvcc arguments; log in WORK/build_NAME.log
   local name=$1 t0
   t0=$(now)
   shift
+  # shellcheck disable=SC2086 # a list of names
+  if [ -x "$BIN/$name" ] && [ -z "$(find $SOURCES -newer "$BIN/$name" 2> /dev/null)" ]; then
+    echo "$BIN/$name is newer than its sources: kept" > "$WORK/build_$name.log"
+    echo "0 0 kept" > "$WORK/build_$name.rc"
+    return
+  fi
   # shellcheck disable=SC2086 # NVCC is a command line
   timeout -k 5 "$BUILD_BUDGET" $NVCC "$@" > "$WORK/build_$name.log" 2>&1
   echo "$? $(($(now) - t0))" > "$WORK/build_$name.rc"
@@ -232,7 +246,10 @@ BUILDS_PID=$!
 peer() { # framework, budget, extra peers.py arguments, step name
   local fw=$1 budget=$2 args=$3 name=${4:-peers_$1}
   if [ -n "$DRY" ]; then
-    step "$name" "$budget" "dry peers $fw; $PY bench/peers.py --framework $fw $args --dry-run > /dev/null 2>&1 || exit 1; [ ! -f $SYN/peers_$fw.csv ] || cp $SYN/peers_$fw.csv '$WORK/$name.csv'"
+    # the synthetic rows this call's arguments ask for (suite, sweep or both)
+    local keep='1'
+    case $args in *--no-suite*) keep='NR == 1 || /^sweep_/' ;; *--sweep*) ;; *) keep='NR == 1 || !/^sweep_/' ;; esac
+    step "$name" "$budget" "dry peers $fw; $PY bench/peers.py --framework $fw $args --dry-run > /dev/null 2>&1 || exit 1; [ ! -f $SYN/peers_$fw.csv ] || awk '$keep' $SYN/peers_$fw.csv > '$WORK/$name.csv'"
   else
     step "$name" "$budget" "$PY bench/peers.py --framework $fw $args --meta '$WORK/bench_meta.txt' > '$WORK/$name.csv'"
   fi
@@ -246,9 +263,9 @@ wait $BUILDS_PID
 for f in "$WORK"/build_*.rc; do
   [ -f "$f" ] || continue
   name=$(basename "$f" .rc)
-  read -r rc dt < "$f"
+  read -r rc dt kept < "$f"
   if [ "$rc" = 0 ]; then
-    note "$name: ok (${dt}s)"
+    note "$name: ok (${kept:-${dt}s})"
   elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
     note "$name: TIMEOUT after ${dt}s (budget ${BUILD_BUDGET}s)"
     FAILED=1
@@ -325,16 +342,16 @@ if want sanitize || want sanitize_tests; then
     want sanitize_tests && sanitize "tests_" "$BIN/test_cuda --quick" 120 120 90
   fi
 fi
-if want peers_sweep; then
-  peer jax 150 "--sweep --no-suite" peers_sweep_jax
-  peer triton 100 "--sweep --no-suite" peers_sweep_triton
-fi
 if want tune; then
   if [ -n "$DRY" ]; then # the real program and grid: it parses them, measures nothing
     step tune 150 "$BIN/bmm-tune-cuda --list && $BIN/bmm-tune-cuda --list --quick > /dev/null"
   else
     step tune 150 "$BIN/bmm-tune-cuda --out '$WORK/tuned_sm$CC_GPU.txt' --header '$WORK/tuned_sm$CC_GPU.h'"
   fi
+fi
+if want peers_sweep; then
+  peer jax 150 "--sweep --no-suite" peers_sweep_jax
+  peer triton 100 "--sweep --no-suite" peers_sweep_triton
 fi
 if [ -n "$DRY" ]; then # the timeout path, on purpose: it must be reported, not fatal
   step dry_timeout 2 "sleep 30"
