@@ -22,7 +22,8 @@
 # digits and ._-) before the script exits: over them, it says LIMITS FAIL and
 # exits 1 (the dry run in CI too).
 #
-# Steps (GPU_CHECK_STEPS picks; the builds always run), in the order they run,
+# Steps (GPU_CHECK_STEPS picks; the builds always run; logs are STEP.log, the
+# bench's bench_gpu.log and bench_sweep.log as report.py reads them), in order,
 # most valuable first, each under `timeout` with its budget in seconds (cut to
 # what is left of GPU_CHECK_BUDGET, default 540 of the device's 600 s command
 # limit). A step that fails or runs out of time is reported and the next one
@@ -289,16 +290,16 @@ BENCH=$BIN/bench_gpu_cublas
 [ -x "$BENCH" ] || BENCH=$BIN/bench_gpu
 if want bench; then
   if [ -n "$DRY" ]; then
-    step bench 75 "dry bench; $BENCH --only tiny 2>&1; cp $SYN/bench_gpu.csv $SYN/bench_meta.txt '$WORK/'; cat $SYN/bench_gpu.log"
+    step bench_gpu 75 "dry bench; $BENCH --only tiny 2>&1; cp $SYN/bench_gpu.csv $SYN/bench_meta.txt '$WORK/'; cat $SYN/bench_gpu.log"
   else
-    step bench 75 "$BENCH --require-gpu --meta '$WORK/bench_meta.txt' > '$WORK/bench_gpu.csv'"
+    step bench_gpu 75 "$BENCH --require-gpu --meta '$WORK/bench_meta.txt' > '$WORK/bench_gpu.csv'"
   fi
 fi
 if want sweep; then
   if [ -n "$DRY" ]; then
-    step sweep 60 "dry sweep; cp $SYN/bench_sweep.csv '$WORK/'"
+    step bench_sweep 60 "dry sweep; cp $SYN/bench_sweep.csv '$WORK/'"
   else
-    step sweep 60 "$BENCH --require-gpu --sweep --no-suite --meta '$WORK/bench_meta_sweep.txt' > '$WORK/bench_sweep.csv'"
+    step bench_sweep 60 "$BENCH --require-gpu --sweep --no-suite --meta '$WORK/bench_meta_sweep.txt' > '$WORK/bench_sweep.csv'"
   fi
 fi
 # the model runs on the CPU: the same rows, predicted (issue 19's interface)
@@ -377,8 +378,8 @@ if [ -n "$DRY" ]; then # what the dry run must show, or CI fails
   dry_bad=""
   grep -q '^dry_timeout: TIMEOUT' "$STATUS" || dry_bad="$dry_bad timeout-not-reported"
   grep -q '^build_.*: \(FAIL\|TIMEOUT\)' "$STATUS" && dry_bad="$dry_bad build-failed"
-  for s in tests bench sweep report; do
-    want "$s" && ! grep -q "^$s: ok" "$STATUS" && dry_bad="$dry_bad $s-not-ok"
+  for s in tests:tests bench:bench_gpu sweep:bench_sweep report:report; do
+    want "${s%%:*}" && ! grep -q "^${s#*:}: ok" "$STATUS" && dry_bad="$dry_bad ${s#*:}-not-ok"
   done
   want report && ! tar -tzf "$ARCHIVE" | grep -q 'RESULTS_generated.md' && dry_bad="$dry_bad no-report-in-archive"
   echo "  dry run: ${dry_bad:-plumbing ok}" >> "$WORK/summary.txt"
