@@ -3,10 +3,13 @@
    does on the CPU (fill A, B and bias, poison C, the long-double reference
    check of the sampled entries, the untouched-elements scan), timed.
 
-   build/suite_host_cost [--all] [--only NAME] [--suite FILE]
+   build/suite_host_cost [--all] [--self-test] [--only NAME] [--suite FILE]
      default: the sample tests/test_cuda.cu checks (TEST_SUITE_SAMPLES entries,
               the first and last TEST_SUITE_EDGE_ROWS rows of C's over 8 rows)
      --all    every entry and every row (the check before the sample)
+     --self-test  the sampled check on bmm_cpu's results of every suite row
+              (batch cut to 5): clean passes, one wrong element in the first
+              or the last row fails (`ninja test` runs it)
    stdout: per row the fill, check and scan CPU seconds (all threads together;
    OMP_NUM_THREADS=1 gives the one-thread cost) and multiply-adds; a total.
    The check compares against a NaN-poisoned C (nothing computes the product
@@ -32,11 +35,10 @@ static double now_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* tests/test_cuda.cu's check_entries, the same sampling; returns the
-   multiply-adds of the reference in *macs */
+/* tests/test_cuda.cu's check_entries: the same sampling and per-entry check
+   (bmmx_check_entry); the multiply-adds of the reference in *macs */
 static double check_sampled(const bmm_problem *hp, const void *got, int64_t samples,
                             int64_t edge_rows, double *macs) {
-  const size_t es = bmm_dtype_size(hp->dtype);
   int64_t nb = 1, cnt, s;
   const int64_t rows = edge_rows > 0 && hp->m > 2 * edge_rows ? edge_rows : hp->m;
   double worst = 0;
@@ -49,40 +51,94 @@ static double check_sampled(const bmm_problem *hp, const void *got, int64_t samp
 #pragma omp parallel for reduction(max : worst) schedule(dynamic, 1)
 #endif
   for (s = 0; s < cnt; ++s) {
-    int64_t bi = cnt == nb ? s : bmmx__sample_entry(s, cnt, nb), part;
-    int64_t oa, ob, oc = bmmx__c_offset(hp, bi, &oa, &ob);
-    for (part = 0; part < (rows < hp->m ? 2 : 1); ++part) {
-      const int64_t r0 = part ? hp->m - rows : 0;
-      const int64_t ra = oa + r0 * hp->a.row_stride, rc = oc + r0 * hp->c.row_stride;
-      bmm_problem one = *hp;
-      double w;
-      one.batch_dims = 0;
-      one.m = rows;
-      one.a.ptr = (const char *)hp->a.ptr + ra * (int64_t)es;
-      one.b.ptr = (const char *)hp->b.ptr + ob * (int64_t)es;
-      one.c.ptr = (const char *)hp->c.ptr + rc * (int64_t)es;
-      w = bmmx_check(&one, (const char *)got + rc * (int64_t)es, 0);
-      if (!(w <= worst)) worst = w;
-    }
+    double w = bmmx_check_entry(hp, cnt == nb ? s : bmmx__sample_entry(s, cnt, nb), got, edge_rows);
+    if (!(w <= worst)) worst = w;
   }
   return worst;
+}
+
+/* --self-test: every suite row with its batch cut to 5 entries, C computed by
+   bmm_cpu; the sampled check must pass it, and must fail it once one element
+   is wrong in the first row of the first entry, or in the last row and
+   column of the last entry (the rows the edge-row sample keeps). Returns the
+   number of failed checks. */
+static int self_test(const bmmx_case *cases, int n) {
+  int i, bad = 0, runs = 0;
+  for (i = 0; i < n; ++i) {
+    bmmx_case c = cases[i];
+    const size_t es = bmm_dtype_size(c.dtype);
+    bmmx_sizes_t sz;
+    uint64_t seed = 777;
+    char *a, *b, *c0, *got, *bias;
+    bmm_problem p, q;
+    int64_t oa, ob, oc, where[2];
+    double macs, w[3];
+    int t;
+    if (c.batch > 5) c.batch = 5;
+    sz = bmmx_sizes(&c);
+    a = (char *)malloc((size_t)sz.a * es + 1), b = (char *)malloc((size_t)sz.b * es + 1);
+    c0 = (char *)malloc((size_t)sz.c * es + 1), got = (char *)malloc((size_t)sz.c * es + 1);
+    bias = (char *)malloc((size_t)c.n * es + 1);
+    if (!a || !b || !c0 || !got || !bias) return bad + 1;
+    bmmx_fill(c.dtype, a, sz.a, &seed);
+    bmmx_fill(c.dtype, b, sz.b, &seed);
+    bmmx_fill(c.dtype, bias, c.n, &seed);
+    bmmx_poison(c.dtype, c0, sz.c);
+    p = bmmx_problem(&c, a, b, c0, c.layout == BMMX_SHARED_B_BIAS ? bias : NULL);
+    q = bmmx_problem(&c, a, b, got, c.layout == BMMX_SHARED_B_BIAS ? bias : NULL);
+    if (bmm_cpu(&q) != BMM_OK) {
+      printf("FAIL %s %s: bmm_cpu: %s\n", c.name, bmm_dtype_name(c.dtype), bmm_last_error());
+      ++bad;
+      continue;
+    }
+    /* the first element of entry 0; the last row and column of entry 4 */
+    oc = bmmx__c_offset(&p, 0, &oa, &ob);
+    where[0] = oc;
+    oc = bmmx__c_offset(&p, c.batch - 1, &oa, &ob);
+    where[1] = oc + (c.m - 1) * p.c.row_stride + (c.n - 1) * p.c.col_stride;
+    w[0] = check_sampled(&p, got, 3, EDGE_ROWS, &macs);
+    for (t = 0; t < 2; ++t) {
+      char *e = got + where[t] * (int64_t)es;
+      char keep[8];
+      memcpy(keep, e, es);
+      if (c.dtype == BMM_F32) /* + 1: far past any row's bound (square1024: ~0.03) */
+        *(float *)e += 1.0f;
+      else
+        *(double *)e += 1.0;
+      w[1 + t] = check_sampled(&p, got, 3, EDGE_ROWS, &macs);
+      memcpy(e, keep, es);
+    }
+    runs += 3;
+    if (!(w[0] <= 1.0) || !(w[1] > 1.0) || !(w[2] > 1.0)) {
+      printf("FAIL %s %s: err/bound clean %.3g, first element changed %.3g, last %.3g\n", c.name,
+             bmm_dtype_name(c.dtype), w[0], w[1], w[2]);
+      bad += !(w[0] <= 1.0) + !(w[1] > 1.0) + !(w[2] > 1.0);
+    }
+    free(a), free(b), free(c0), free(got), free(bias);
+  }
+  printf("self-test: %d checks over %d rows (batch cut to 5, 3 entries sampled), %d failed\n", runs,
+         n, bad);
+  return bad;
 }
 
 int main(int argc, char **argv) {
   static bmmx_case cases[256];
   const char *suite = "bench/suite.csv", *only = NULL;
-  int all = 0, n, i;
+  int all = 0, self = 0, n, i;
   char err[256];
   double t_fill = 0, t_check = 0, t_scan = 0, total_macs = 0;
   for (i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--all") == 0)
       all = 1;
+    else if (strcmp(argv[i], "--self-test") == 0)
+      self = 1;
     else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
       only = argv[++i];
     else if (strcmp(argv[i], "--suite") == 0 && i + 1 < argc)
       suite = argv[++i];
     else {
-      fprintf(stderr, "usage: suite_host_cost [--all] [--only NAME] [--suite FILE]\n");
+      fprintf(stderr,
+              "usage: suite_host_cost [--all] [--self-test] [--only NAME] [--suite FILE]\n");
       return 2;
     }
   }
@@ -91,6 +147,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "suite_host_cost: %s\n", err);
     return 2;
   }
+  if (self) return self_test(cases, n) ? 1 : 0;
 #ifdef _OPENMP
   printf("threads %d, check: %s\n", omp_get_max_threads(),
          all ? "every entry, every row" : "sampled as tests/test_cuda.cu");

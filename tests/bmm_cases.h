@@ -326,6 +326,33 @@ static inline double bmmx_check(const bmm_problem *p, const void *got, int64_t s
   return worst;
 }
 
+/* Worst |err|/bound of batch entry bi of `got` (laid out as p->c, p->c.ptr
+   holding C before the call); where edge_rows > 0 and C has more than
+   2 * edge_rows rows, only its first and last edge_rows rows (those a tile
+   or a block border gets wrong first): the long-double reference of a
+   1024^3 entry then costs 8 * 1024^2 multiply-adds, not 1024^3. */
+static inline double bmmx_check_entry(const bmm_problem *p, int64_t bi, const void *got,
+                                      int64_t edge_rows) {
+  const size_t es = bmm_dtype_size(p->dtype);
+  const int64_t rows = edge_rows > 0 && p->m > 2 * edge_rows ? edge_rows : p->m;
+  int64_t oa, ob, oc = bmmx__c_offset(p, bi, &oa, &ob), part;
+  double worst = 0;
+  for (part = 0; part < (rows < p->m ? 2 : 1); ++part) {
+    const int64_t r0 = part ? p->m - rows : 0;
+    const int64_t ra = oa + r0 * p->a.row_stride, rc = oc + r0 * p->c.row_stride;
+    bmm_problem one = *p;
+    double w;
+    one.batch_dims = 0;
+    one.m = rows;
+    if (one.a.ptr) one.a.ptr = (const char *)p->a.ptr + ra * (int64_t)es;
+    if (one.b.ptr) one.b.ptr = (const char *)p->b.ptr + ob * (int64_t)es;
+    one.c.ptr = (const char *)p->c.ptr + rc * (int64_t)es;
+    w = bmmx_check(&one, (const char *)got + rc * (int64_t)es, 0);
+    if (!(w <= worst)) worst = w;
+  }
+  return worst;
+}
+
 /* bmmx_check in two halves, to compare several results of one problem (every
    strategy, 1 and 2 threads) against one reference: bmmx_expect_init
    computes the reference of the sampled entries (p->c.ptr: C before the

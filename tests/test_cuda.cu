@@ -153,14 +153,10 @@ static size_t h_mask_n;
 /* ---- checking ------------------------------------------------------------ */
 
 /* Worst |err|/bound over `samples` batch entries spread over the batch (all
-   when samples <= 0), one entry per bmmx_check call, in parallel; where
-   edge_rows > 0 and C has more than 2 * edge_rows rows, only the first and
-   the last edge_rows rows of each sampled entry (the rows a tile or a block
-   boundary gets wrong first), so the long-double reference of a 1024^3
-   entry costs 8 * 1024^2 multiply-adds, not 1024^3. */
+   when samples <= 0), in parallel; edge_rows > 0: in C's of more than
+   2 * edge_rows rows only the first and last edge_rows (bmmx_check_entry). */
 static double check_entries(const bmm_problem *hp, const void *got, int64_t samples,
                             int64_t edge_rows) {
-  const size_t es = bmm_dtype_size(hp->dtype);
   int64_t nb = 1, cnt, s, chunk;
   double worst = 0;
   int d;
@@ -177,21 +173,8 @@ static double check_entries(const bmm_problem *hp, const void *got, int64_t samp
     int64_t bi = cnt == nb  ? s
                  : cnt == 1 ? 0
                             : (int64_t)((double)s * (double)(nb - 1) / (double)(cnt - 1));
-    int64_t oa, ob, oc = bmmx__c_offset(hp, bi, &oa, &ob), part;
-    const int64_t rows = edge_rows > 0 && hp->m > 2 * edge_rows ? edge_rows : hp->m;
-    for (part = 0; part < (rows < hp->m ? 2 : 1); ++part) {
-      const int64_t r0 = part ? hp->m - rows : 0;
-      const int64_t ra = oa + r0 * hp->a.row_stride, rc = oc + r0 * hp->c.row_stride;
-      bmm_problem one = *hp;
-      double w;
-      one.batch_dims = 0;
-      one.m = rows;
-      if (one.a.ptr) one.a.ptr = (const char *)hp->a.ptr + ra * (int64_t)es;
-      if (one.b.ptr) one.b.ptr = (const char *)hp->b.ptr + ob * (int64_t)es;
-      one.c.ptr = (const char *)hp->c.ptr + rc * (int64_t)es;
-      w = bmmx_check(&one, (const char *)got + rc * (int64_t)es, 0);
-      if (w > worst) worst = w;
-    }
+    double w = bmmx_check_entry(hp, bi, got, edge_rows);
+    if (w > worst) worst = w;
   }
   return worst;
 }
