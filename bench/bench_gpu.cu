@@ -17,8 +17,10 @@
      --samples N  batch entries checked per result (default 64)
      --meta FILE  write the device and roofline basis as key=value lines
      --sanitize   correctness only, sized for compute-sanitizer: batch cut to at most
-                  4096 entries and 2^24 multiply-adds, one set, one call per variant,
-                  every result checked, no timing and no CSV
+                  4096 entries and 2^24 multiply-adds (an entry over that alone has
+                  m, n, k halved until it fits: square1024 runs 256^3), one set, one
+                  call per variant, every result checked, no timing and no CSV
+     --sanitize-macs N  --sanitize with N multiply-adds per row instead of 2^24
    stdout: CSV name,dtype,batch,m,n,k,layout,strategy,ms,gbps,gflops,pct_roofline
            (strategy `auto` for AUTO; `auto_back_to_back` for the launch cost of the
            `tiny` row: host wall time per call of 1000 back-to-back calls)
@@ -637,13 +639,15 @@ static int bench_case(bench_device *d, const bmmx_case *cs, int samples) {
 
 static void bench_usage(void) {
   fprintf(stderr, "usage: bench_gpu [--suite FILE] [--sweep] [--no-suite] [--only NAME] "
-                  "[--samples N] [--meta FILE] [--require-gpu] [--sanitize]\n");
+                  "[--samples N] [--meta FILE] [--require-gpu] [--sanitize] "
+                  "[--sanitize-macs N]\n");
 }
 
 int main(int argc, char **argv) {
   static bmmx_case rows[BENCH_MAX_ROWS];
   const char *suite = "bench/suite.csv", *only = NULL, *meta = NULL;
   int sweep = 0, no_suite = 0, require = 0, samples = 64, nrows = 0, i, ndev = 0, fails = 0;
+  double sanitize_macs = 16777216.0;
   char err[256];
   bench_device d;
   cudaDeviceProp prop;
@@ -664,6 +668,8 @@ int main(int argc, char **argv) {
       require = 1;
     else if (strcmp(argv[i], "--sanitize") == 0)
       bench_sanitize = 1;
+    else if (strcmp(argv[i], "--sanitize-macs") == 0 && i + 1 < argc)
+      bench_sanitize = 1, sanitize_macs = atof(argv[++i]);
     else {
       bench_usage();
       return 2;
@@ -689,8 +695,23 @@ int main(int argc, char **argv) {
       }
   }
   for (i = 0; bench_sanitize && i < nrows; ++i) {
-    double per = (double)rows[i].m * (double)rows[i].n * (double)rows[i].k;
-    int64_t cap = per > 0 ? (int64_t)(16777216.0 / per) : 4096;
+    double per;
+    int64_t cap;
+    /* an entry over the cap alone (square1024: 2^30) runs halved in m, n and
+       k until it fits: the same kernels and code paths (tiles, block
+       borders, K loops) on fewer iterations; racecheck on a 1024^3 tile
+       product would take longer than the whole GPU window */
+    while ((double)rows[i].m * (double)rows[i].n * (double)rows[i].k > sanitize_macs &&
+           rows[i].m > 1 && rows[i].n > 1 && rows[i].k > 1) {
+      rows[i].m = (rows[i].m + 1) / 2, rows[i].n = (rows[i].n + 1) / 2;
+      rows[i].k = (rows[i].k + 1) / 2;
+    }
+    per = (double)rows[i].m * (double)rows[i].n * (double)rows[i].k;
+    if (per * 2 > sanitize_macs || rows[i].m > 64)
+      fprintf(stderr, "sanitize: %s %s runs m=%lld n=%lld k=%lld\n", rows[i].name,
+              bmm_dtype_name(rows[i].dtype), (long long)rows[i].m, (long long)rows[i].n,
+              (long long)rows[i].k);
+    cap = per > 0 ? (int64_t)(sanitize_macs / per) : 4096;
     if (cap > 4096) cap = 4096;
     if (cap < 1) cap = 1;
     if (rows[i].batch > cap) rows[i].batch = cap;

@@ -1,177 +1,397 @@
 #!/usr/bin/env bash
-# bench/gpu_check.sh OUTDIR - all the GPU work in one command, within 10 minutes
-# on an H100: build (plain nvcc, sm_90), the peers (JAX, CuPy, PyTorch, Triton,
-# each in its own process), the CUDA tests plainly and under compute-sanitizer
-# (memcheck, racecheck, initcheck), the benchmark (suite, then the seed sweep),
-# the report. Every CSV and log goes to OUTDIR; a short summary is printed last.
+# bench/gpu_check.sh OUTDIR - a GPU window's work in one command of < 10 min,
+# everything it makes brought back in at most 4 files.
 #
-# Each step runs under `timeout` with its own budget, cut to what is left of
-# the whole (GPU_CHECK_BUDGET seconds, default 560). A failing step does not
-# stop the others; the exit code is 1 if any step failed or timed out.
+#   bash bench/gpu_check.sh "$OUT"                       call 1 (default steps)
+#   GPU_CHECK_STEPS="sanitize_tests tune peers_sweep report" bash bench/gpu_check.sh "$OUT"
+#                                                        call 2 (the rest)
+#   GPU_CHECK_DRY_RUN=1 bash bench/gpu_check.sh OUT      no GPU: the plumbing (CI)
 #
-# The peers run while nvcc builds (CPU work, 16 cores): the GPU is theirs
-# alone then, and nothing else is timed on it at the same time.
-# GPU_CHECK_STEPS (default "peers tests bench sanitize report") picks steps,
-# e.g. to split the work over two calls; the builds always run.
+# What comes back (OUTDIR holds nothing else):
+#   OUTDIR/gpu_check.tar.gz  every log, CSV, plot, the report, the summary
+#                            (folder gpu_check/ inside; re-packed after each
+#                            step, so a command killed at its limit still
+#                            returns what the finished steps made)
+#   OUTDIR/summary.txt       the step statuses and the key figures, plain
+# The key figures are also the last lines of stdout (the device tool returns
+# the last 12,000 characters): per suite row AUTO's % of copy bandwidth (and
+# the model's prediction beside it where build/bmm-model exists), bmm against
+# the best full-precision peer, sanitizer error counts, test pass counts, the
+# steps that timed out or failed. The files are checked against the device
+# tool's limits (<= 8 files, 16 MiB each, 2 folders deep, names of letters,
+# digits and ._-) before the script exits: over them, it says LIMITS FAIL and
+# exits 1 (the dry run in CI too).
+#
+# Steps (GPU_CHECK_STEPS picks; the builds always run; logs are STEP.log, the
+# bench's bench_gpu.log and bench_sweep.log as report.py reads them), in order,
+# most valuable first, each under `timeout` with its budget in seconds (cut to
+# what is left of GPU_CHECK_BUDGET, default 540 of the device's 600 s command
+# limit). A step that fails or runs out of time is reported and the next one
+# runs. Budgets: B = the budget; E = the expected time, host-side parts
+# measured on the 2-core Zen 3 dev VM (2026-11-25), GPU parts ESTIMATED (no
+# GPU run of this script yet; bench/notes/gpu_check.md says how):
+#   builds        B 240  nvcc -O3 sm_90 (compute capability read off the card),
+#                        5 programs at once: E 60-100 s on 16 cores (98-176 s
+#                        each here on a shared 2-core VM); bmm-model via ninja
+#                        if build.ninja has the target
+#   peers (torch, cupy: suite + sweep) run while nvcc builds, the GPU idle:
+#                 B 70 each, E 30-50 s (136 rows, no compilation)
+#   tests         B 90   test_cuda_cublas, all 7 groups; the suite group
+#                        checks a stated sample (256 entries, edge rows): its
+#                        host side measured 4 s on 16 cores (was ~55 s), E 40 s
+#   bench         B 75   bench_gpu_cublas, suite rows x every claiming
+#                        strategy + AUTO + cuBLAS, E 30-40 s
+#   sweep         B 60   the seed sweep K = 5..50, f32 + f64, E 20-30 s
+#   model         B 30   build/bmm-model --suite/--sweep (CPU), E < 10 s
+#   peers (jax, triton): suite only (44 rows, each compiled), B 110 / 80,
+#                        E 60-90 / 40-60 s; their sweep is step peers_sweep
+#   sanitize      memcheck B 60, racecheck B 75, initcheck B 45 over
+#                        bench_gpu --sanitize (every suite row x every
+#                        claiming strategy, batch cut to 2^24 multiply-adds,
+#                        racecheck 2^22; square1024 as 256^3 / 128^3), E 20-50 s
+#   report        B 30   bench/report.py -> RESULTS_generated.md + PNGs, E 10 s
+#   (call 2)
+#   sanitize_tests memcheck B 120, racecheck 120, initcheck 90 over
+#                        test_cuda --quick (12k forced runs, tunables,
+#                        graph, errors), E 60-100 s each under instrumentation
+#   tune          B 150  bmm-tune-cuda (tools/grids/cuda.txt; L2
+#                        flushed before every timed call), E 60-120 s
+#   peers_sweep   jax B 150, triton B 100: the 92 sweep rows, each compiled,
+#                        E 100-150 / 60-100 s: what is left of the budget
+# Sum of E for call 1: ~450 s of the 540 (builds ~60-100 s, sanitize last
+# among the GPU steps); call 2: 420-650 s, so peers_sweep may be cut there
+# (reported; its rows are written as they finish).
 set -u
 OUT=${1:?usage: bench/gpu_check.sh OUTDIR}
 cd "$(dirname "$0")/.." || exit 1
-mkdir -p "$OUT" build
+mkdir -p "$OUT" build || exit 1
 OUT=$(cd "$OUT" && pwd)
+DRY=${GPU_CHECK_DRY_RUN:-}
+WORK=${GPU_CHECK_WORK:-build/gpu_check/gpu_check} # the files; packed into OUT
+BIN=build/gpu_check/bin # sm_$CC_GPU-only builds, apart from ninja's (sm_80 + sm_90)
+rm -rf "$WORK" && mkdir -p "$WORK" "$BIN" || exit 1
+WORK=$(cd "$WORK" && pwd)
+ARCHIVE="$OUT/gpu_check.tar.gz"
 START=$(date +%s)
-BUDGET=${GPU_CHECK_BUDGET:-560}
+BUDGET=${GPU_CHECK_BUDGET:-540}
+[ -n "$DRY" ] && BUDGET=${GPU_CHECK_BUDGET:-1500} # 2 slow cores build it all
 DEADLINE=$((START + BUDGET))
-SUMMARY="$OUT/summary.txt"
-: > "$SUMMARY"
+STATUS="$WORK/steps.txt" # one line per step
+: > "$STATUS"
 FAILED=0
 export PATH="$PATH:/usr/local/cuda/bin"
-export XLA_PYTHON_CLIENT_PREALLOCATE=false
-PY=${PYTHON:-python3}
-STEPS=" ${GPU_CHECK_STEPS:-peers tests bench sanitize report} "
+export XLA_PYTHON_CLIENT_PREALLOCATE=false PYTHONUNBUFFERED=1
+if [ -n "${PYTHON:-}" ]; then
+  PY=$PYTHON
+elif [ -n "$DRY" ] && [ -x .venv/bin/python ]; then
+  PY=.venv/bin/python # matplotlib for the report (bench/bench.ninja makes it)
+else
+  PY=python3
+fi
+ALL_STEPS="tests bench sweep model peers sanitize sanitize_tests peers_sweep tune report"
+if [ -n "$DRY" ]; then # every step of both calls: all the plumbing
+  STEPS=" ${GPU_CHECK_STEPS:-$ALL_STEPS} "
+else
+  STEPS=" ${GPU_CHECK_STEPS:-tests bench sweep model peers sanitize report} "
+fi
 want() { case $STEPS in *" $1 "*) return 0 ;; esac; return 1; }
-ARCH="-gencode arch=compute_90,code=sm_90"
+CC_GPU=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
+case $CC_GPU in [0-9][0-9]) ;; *) CC_GPU=90 ;; esac
+ARCH="-gencode arch=compute_$CC_GPU,code=sm_$CC_GPU"
 NVCC="nvcc -std=c++17 -O3 -I. $ARCH"
+SYN=bench/testdata/synthetic # the dry run's stand-in results (SYNTHETIC numbers)
 
 now() { date +%s; }
+note() { echo "$*" >> "$STATUS"; }
 
-# step NAME BUDGET 'shell command' : stdout+stderr to OUT/NAME.log unless the
-# command redirects them itself; status line to the summary
+# ---- packing: OUT holds the archive and the summary, nothing else -----------
+# Logs over 4 MiB keep their first and last MiB (a sanitizer that finds a
+# fault in every launch writes hundreds of MB); if the archive still exceeds
+# 15 MiB, only files under 256 KiB go in and the rest are named.
+GPU_CHECK_SMALL_PACK=""
+pack() {
+  local f sz tmp="$OUT/.gpu_check.tmp.tar.gz"
+  for f in "$WORK"/*; do
+    [ -f "$f" ] || continue
+    sz=$(stat -c %s "$f")
+    if [ "$sz" -gt $((4 << 20)) ]; then
+      { head -c $((1 << 20)) "$f"; printf '\n[... gpu_check cut %d bytes ...]\n' "$sz"; tail -c $((1 << 20)) "$f"; } > "$f.cut" && mv "$f.cut" "$f"
+    fi
+  done
+  tar -czf "$tmp" -C "$(dirname "$WORK")" "$(basename "$WORK")" 2> /dev/null
+  if [ "$(stat -c %s "$tmp")" -gt $((15 << 20)) ]; then
+    GPU_CHECK_SMALL_PACK=$(cd "$WORK" && find . -maxdepth 1 -type f -size +256k | sed 's|^\./||' | tr '\n' ' ')
+    (cd "$(dirname "$WORK")" && find "$(basename "$WORK")" -maxdepth 1 -type f -size -257k -print0 |
+      tar -czf "$tmp" --null -T -) 2> /dev/null
+  fi
+  mv -f "$tmp" "$ARCHIVE"
+  [ -f "$WORK/summary.txt" ] && cp "$WORK/summary.txt" "$OUT/summary.txt"
+  return 0
+}
+
+# The device tool's limits on what comes back from OUT (device/README.md),
+# with 4 files as this script's own ceiling. Prints one line; 1 if over.
+check_limits() {
+  local n big bad deep total
+  n=$(find "$OUT" -type f | wc -l)
+  big=$(find "$OUT" -type f -size +16777216c | wc -l)
+  total=$(find "$OUT" -type f -printf '%s\n' | awk '{s += $1} END {print s + 0}')
+  bad=$(find "$OUT" -mindepth 1 | sed "s|^$OUT/||" | tr '/' '\n' | grep -cv '^[A-Za-z0-9._-]\+$')
+  deep=$(find "$OUT" -mindepth 4 | wc -l)
+  if [ "$n" -le 4 ] && [ "$big" -eq 0 ] && [ "$bad" -eq 0 ] && [ "$deep" -eq 0 ] &&
+    [ "$total" -le $((64 << 20)) ] && [ "$(find "$OUT" -type l | wc -l)" -eq 0 ]; then
+    echo "limits: ok ($n files, $total bytes in all, largest $(find "$OUT" -type f -printf '%s\n' | sort -n | tail -1) bytes)"
+    return 0
+  fi
+  echo "LIMITS FAIL: $n files (max 4), $big over 16 MiB, $bad names outside [A-Za-z0-9._-], $deep paths over 2 folders deep, $total bytes (max 64 MiB)"
+  return 1
+}
+
+# step NAME BUDGET 'shell command': stdout+stderr to WORK/NAME.log unless the
+# command redirects them; a status line; the archive re-packed after it
 step() {
   local name=$1 budget=$2 cmd=$3 left t0 rc dt
-  left=$((DEADLINE - $(now)))
+  left=$((DEADLINE - $(now) - 10)) # 10 s kept for the report and packing
+  [ "$name" = report ] && left=$((left + 10))
   if [ "$left" -lt 5 ]; then
-    echo "$name: SKIPPED (no time left of ${BUDGET}s)" >> "$SUMMARY"
+    note "$name: SKIPPED (no time left of ${BUDGET}s)"
     FAILED=1
     return
   fi
   [ "$budget" -gt "$left" ] && budget=$left
   t0=$(now)
-  echo "== $name (budget ${budget}s) $(date -u +%H:%M:%S)" >&2
-  timeout -k 5 "$budget" bash -c "$cmd" >> "$OUT/$name.log" 2>&1
+  echo "== $name (budget ${budget}s) $(date -u +%H:%M:%S)"
+  timeout -k 5 "$budget" bash -c "$cmd" >> "$WORK/$name.log" 2>&1
   rc=$?
   dt=$(($(now) - t0))
   if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-    echo "$name: TIMEOUT after ${dt}s (budget ${budget}s)" >> "$SUMMARY"
+    note "$name: TIMEOUT after ${dt}s (budget ${budget}s)"
     FAILED=1
   elif [ "$rc" -ne 0 ]; then
-    echo "$name: FAIL rc=$rc (${dt}s)" >> "$SUMMARY"
+    note "$name: FAIL rc=$rc (${dt}s; see $name.log)"
     FAILED=1
   else
-    echo "$name: ok (${dt}s)" >> "$SUMMARY"
+    note "$name: ok (${dt}s of ${budget}s)"
   fi
+  pack
 }
 
-# ---- the machine ------------------------------------------------------------
+# the dry run's stand-in for a GPU program (steps run in `bash -c`: exported)
+# shellcheck disable=SC2317
+dry() { echo "DRY RUN: $*: no GPU here, SYNTHETIC stand-in output"; }
+export -f dry
+
+# ---- the machine --------------------------------------------------------------
 {
   echo "date=$(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-  echo "command=bench/gpu_check.sh $1"
-  echo "git=$(git rev-parse HEAD 2>/dev/null || echo unknown)"
-  echo "host=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)"
-} > "$OUT/run_info.txt"
+  echo "command=${GPU_CHECK_DRY_RUN:+GPU_CHECK_DRY_RUN=1 }GPU_CHECK_STEPS='${STEPS# }' bench/gpu_check.sh $1"
+  echo "git=$(git rev-parse HEAD 2> /dev/null || echo unknown)$(git status --porcelain 2> /dev/null | grep -q . && echo ' (+ uncommitted changes)')"
+  echo "gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv,noheader 2> /dev/null | head -1)"
+  echo "arch=sm_$CC_GPU"
+  [ -n "$DRY" ] && echo "dry_run=1 (no GPU: every GPU figure below is SYNTHETIC)"
+} > "$WORK/run_info.txt"
 {
   nvidia-smi 2>&1
   nvcc --version 2>&1 | tail -2
   command -v compute-sanitizer ninja 2>&1
+  nproc
   $PY -c 'import sys, numpy; print("python", sys.version.split()[0], "numpy", numpy.__version__)' 2>&1
   for m in torch cupy jax triton matplotlib; do
     $PY -c "import $m; print('$m', $m.__version__)" 2>&1 | tail -1
   done
-} > "$OUT/env.txt" 2>&1
+} > "$WORK/env.txt" 2>&1
+pack
 
-# ---- phase A: builds in the background, the peers in the foreground ----------
-build() { # name, then nvcc arguments; log in OUT/build_NAME.log
-  local name=$1
+# ---- builds in the background, torch and cupy on the idle GPU meanwhile ------
+BUILD_BUDGET=${GPU_CHECK_BUILD_BUDGET:-240}
+[ -n "$DRY" ] && BUILD_BUDGET=${GPU_CHECK_BUILD_BUDGET:-900}
+# a program newer than every source it includes, built for this arch, is
+# kept (a warm machine's second call skips the builds)
+SOURCES="bmm.h bmm_cpu.h bmm_cuda.cuh tests/bmm_cases.h tests/test_cuda.cu bench/bench_gpu.cu tools/bmm_tune_cuda.cu tools/bmm_tune.c tools/tune_compress.h"
+[ "$(cat "$BIN/arch" 2> /dev/null)" = "$CC_GPU" ] || rm -f "$BIN"/*
+echo "$CC_GPU" > "$BIN/arch"
+build() { # name, then nvcc arguments; log in WORK/build_NAME.log
+  local name=$1 t0
+  t0=$(now)
   shift
+  # shellcheck disable=SC2086 # a list of names
+  if [ -x "$BIN/$name" ] && [ -z "$(find $SOURCES -newer "$BIN/$name" 2> /dev/null)" ]; then
+    echo "$BIN/$name is newer than its sources: kept" > "$WORK/build_$name.log"
+    echo "0 0 kept" > "$WORK/build_$name.rc"
+    return
+  fi
   # shellcheck disable=SC2086 # NVCC is a command line
-  timeout -k 5 300 $NVCC "$@" > "$OUT/build_$name.log" 2>&1
-  echo $? > "$OUT/build_$name.rc"
+  timeout -k 5 "$BUILD_BUDGET" $NVCC "$@" > "$WORK/build_$name.log" 2>&1
+  echo "$? $(($(now) - t0))" > "$WORK/build_$name.rc"
 }
-# one nvcc per build, all at once (GPU_CHECK_SERIAL_BUILD=1: one at a time, small machines)
-run_build() {
-  if [ -n "${GPU_CHECK_SERIAL_BUILD:-}" ]; then build "$@"; else build "$@" & fi
-}
+HAVE_MODEL=""
+ninja -t targets all 2> /dev/null | grep -q '^build/bmm-model:' && HAVE_MODEL=1
 builds() {
-  run_build bench_gpu_cublas -DBMM_WITH_CUBLAS bench/bench_gpu.cu -o build/bench_gpu_cublas -lcublas
-  run_build bench_gpu bench/bench_gpu.cu -o build/bench_gpu
-  run_build test_cuda_cublas -Xcompiler -fopenmp -DBMM_WITH_CUBLAS tests/test_cuda.cu \
-    -o build/test_cuda_cublas -lcublas -lgomp
-  run_build test_cuda -Xcompiler -fopenmp tests/test_cuda.cu -o build/test_cuda -lgomp
+  build test_cuda_cublas -Xcompiler -fopenmp -DBMM_WITH_CUBLAS tests/test_cuda.cu \
+    -o $BIN/test_cuda_cublas -lcublas -lgomp &
+  build bench_gpu_cublas -DBMM_WITH_CUBLAS bench/bench_gpu.cu -o $BIN/bench_gpu_cublas -lcublas &
+  build bench_gpu bench/bench_gpu.cu -o $BIN/bench_gpu &
+  build test_cuda -Xcompiler -fopenmp tests/test_cuda.cu -o $BIN/test_cuda -lgomp &
+  build bmm-tune-cuda tools/bmm_tune_cuda.cu -o $BIN/bmm-tune-cuda &
+  if [ -n "$HAVE_MODEL" ]; then
+    t0=$(now)
+    timeout -k 5 "$BUILD_BUDGET" ninja build/bmm-model > "$WORK/build_bmm-model.log" 2>&1
+    echo "$? $(($(now) - t0))" > "$WORK/build_bmm-model.rc"
+  fi
   wait
 }
+echo "== builds (budget ${BUILD_BUDGET}s, in the background) $(date -u +%H:%M:%S)"
 builds &
+BUILDS_PID=$!
 
+peer() { # framework, budget, extra peers.py arguments, step name
+  local fw=$1 budget=$2 args=$3 name=${4:-peers_$1}
+  if [ -n "$DRY" ]; then
+    # the synthetic rows this call's arguments ask for (suite, sweep or both)
+    local keep='1'
+    case $args in *--no-suite*) keep='NR == 1 || /^sweep_/' ;; *--sweep*) ;; *) keep='NR == 1 || !/^sweep_/' ;; esac
+    step "$name" "$budget" "dry peers $fw; $PY bench/peers.py --framework $fw $args --dry-run > /dev/null 2>&1 || exit 1; [ ! -f $SYN/peers_$fw.csv ] || awk '$keep' $SYN/peers_$fw.csv > '$WORK/$name.csv'"
+  else
+    step "$name" "$budget" "$PY bench/peers.py --framework $fw $args --meta '$WORK/bench_meta.txt' > '$WORK/$name.csv'"
+  fi
+}
 if want peers; then
-  for fw in torch cupy triton jax; do
-    case $fw in torch | cupy | triton) b=55 ;; jax) b=100 ;; esac
-    step "peers_$fw" "$b" "$PY bench/peers.py --framework $fw --sweep > '$OUT/peers_$fw.csv'"
-  done
+  peer torch 70 "--sweep"
+  peer cupy 70 "--sweep"
 fi
 
-wait
-for name in bench_gpu_cublas bench_gpu test_cuda_cublas test_cuda; do
-  rc=$(cat "$OUT/build_$name.rc" 2>/dev/null || echo missing)
+wait $BUILDS_PID
+for f in "$WORK"/build_*.rc; do
+  [ -f "$f" ] || continue
+  name=$(basename "$f" .rc)
+  read -r rc dt kept < "$f"
   if [ "$rc" = 0 ]; then
-    echo "build $name: ok" >> "$SUMMARY"
+    note "$name: ok (${kept:-${dt}s})"
+  elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+    note "$name: TIMEOUT after ${dt}s (budget ${BUILD_BUDGET}s)"
+    FAILED=1
   else
-    echo "build $name: FAIL rc=$rc (see build_$name.log)" >> "$SUMMARY"
+    note "$name: FAIL rc=$rc (see $name.log)"
     FAILED=1
   fi
 done
+[ -n "$HAVE_MODEL" ] || note "build_bmm-model: skipped (no build/bmm-model target in build.ninja)"
+pack
 
-# ---- phase B: tests, benchmark, sanitizers, one at a time on the GPU ----------
-if want tests && [ -x build/test_cuda_cublas ]; then
-  step test_cuda_cublas 50 "build/test_cuda_cublas"
-fi
-BENCH=build/bench_gpu_cublas
-[ -x "$BENCH" ] || BENCH=build/bench_gpu
-if want bench && [ -x "$BENCH" ]; then
-  step bench_gpu 60 "$BENCH --require-gpu --meta '$OUT/bench_meta.txt' > '$OUT/bench_gpu.csv'"
-  step bench_sweep 55 "$BENCH --require-gpu --sweep --no-suite --meta '$OUT/bench_meta_sweep.txt' > '$OUT/bench_sweep.csv'"
-fi
-# compute-sanitizer over bench_gpu --sanitize (every suite row x every claiming
-# strategy, small batches, each result checked) and, where test_cuda has its
-# --quick mode (every group but the 2^31-element, 2^24-batch and suite ones,
-# minutes under instrumentation; bench_gpu --sanitize covers the suite rows),
-# over the test runner too
-if want sanitize; then
-  SAN_TARGETS=""
-  [ -x build/bench_gpu ] && SAN_TARGETS="build/bench_gpu --sanitize --require-gpu"
-  if [ -x build/test_cuda ] && grep -q -- '"--quick"' tests/test_cuda.cu; then
-    SAN_TARGETS="$SAN_TARGETS;build/test_cuda --quick"
+# ---- the GPU, one program at a time ---------------------------------------------
+if want tests; then
+  if [ -n "$DRY" ]; then # the real program: without a GPU it must say SKIP and pass
+    step tests 90 "$BIN/test_cuda_cublas && $BIN/test_cuda --no-device"
+  else
+    step tests 90 "$BIN/test_cuda_cublas"
   fi
-  if [ -z "$SAN_TARGETS" ] || ! command -v compute-sanitizer > /dev/null; then
-    echo "sanitizers: SKIPPED (no build/bench_gpu nor build/test_cuda, or no compute-sanitizer)" >> "$SUMMARY"
+fi
+BENCH=$BIN/bench_gpu_cublas
+[ -x "$BENCH" ] || BENCH=$BIN/bench_gpu
+if want bench; then
+  if [ -n "$DRY" ]; then
+    step bench_gpu 75 "dry bench; $BENCH --only tiny 2>&1; cp $SYN/bench_gpu.csv $SYN/bench_meta.txt '$WORK/'; cat $SYN/bench_gpu.log"
+  else
+    step bench_gpu 75 "$BENCH --require-gpu --meta '$WORK/bench_meta.txt' > '$WORK/bench_gpu.csv'"
+  fi
+fi
+if want sweep; then
+  if [ -n "$DRY" ]; then
+    step bench_sweep 60 "dry sweep; cp $SYN/bench_sweep.csv '$WORK/'"
+  else
+    step bench_sweep 60 "$BENCH --require-gpu --sweep --no-suite --meta '$WORK/bench_meta_sweep.txt' > '$WORK/bench_sweep.csv'"
+  fi
+fi
+# the model runs on the CPU: the same rows, predicted (issue 19's interface)
+if want model; then
+  if [ -n "$HAVE_MODEL" ] && [ -x build/bmm-model ]; then
+    step model 30 "build/bmm-model --suite bench/suite.csv --arch $CC_GPU > '$WORK/model_suite.csv' && build/bmm-model --sweep --arch $CC_GPU > '$WORK/model_sweep.csv'"
+  else
+    note "model: skipped (no build/bmm-model: no such ninja target, or its build failed)"
+  fi
+fi
+if want peers; then
+  peer jax 110 ""
+  peer triton 80 ""
+fi
+# over bench_gpu --sanitize: every suite row x every claiming strategy (cuBLAS
+# aside), small batches, each result checked; racecheck on smaller products
+# (shared memory accesses are what it instruments)
+sanitize() { # step-name prefix, program and arguments, budgets memcheck racecheck initcheck
+  local prefix=$1 prog=$2 bm=$3 br=$4 bi=$5 tool b extra
+  for tool in memcheck racecheck initcheck; do
+    case $tool in
+      memcheck) b=$bm extra="--leak-check full" ;;
+      racecheck) b=$br extra="" ;;
+      initcheck) b=$bi extra="" ;;
+    esac
+    local p=$prog
+    [ "$tool" = racecheck ] && p=${prog/--sanitize/--sanitize-macs 4194304}
+    if [ -n "$DRY" ]; then
+      step "$prefix$tool" "$b" "dry compute-sanitizer --tool $tool $extra $p; echo '========= ERROR SUMMARY: 0 errors (SYNTHETIC)'"
+    else
+      step "$prefix$tool" "$b" "compute-sanitizer --tool $tool $extra --error-exitcode 1 $p"
+    fi
+  done
+}
+if want sanitize || want sanitize_tests; then
+  if [ -z "$DRY" ] && ! command -v compute-sanitizer > /dev/null; then
+    note "sanitize: SKIPPED (no compute-sanitizer on PATH)"
     FAILED=1
   else
-    export SAN_TARGETS
-    for tool in memcheck racecheck initcheck; do
-      case $tool in memcheck) b=40 extra="--leak-check full" ;; racecheck) b=40 extra="" ;; initcheck) b=30 extra="" ;; esac
-      cmd="rc=0; IFS=';'; for t in \$SAN_TARGETS; do IFS=' '; [ -n \"\$t\" ] || continue; echo \"## \$t\"; compute-sanitizer --tool $tool $extra --error-exitcode 1 \$t || rc=1; done; exit \$rc"
-      step "$tool" "$b" "$cmd"
-    done
+    want sanitize && sanitize "" "$BIN/bench_gpu --sanitize --require-gpu" 60 75 45
+    want sanitize_tests && sanitize "tests_" "$BIN/test_cuda --quick" 120 120 90
   fi
 fi
+if want tune; then
+  if [ -n "$DRY" ]; then # the real program and grid: it parses them, measures nothing
+    step tune 150 "$BIN/bmm-tune-cuda --list && $BIN/bmm-tune-cuda --list --quick > /dev/null"
+  else
+    step tune 150 "$BIN/bmm-tune-cuda --out '$WORK/tuned_sm$CC_GPU.txt' --header '$WORK/tuned_sm$CC_GPU.h'"
+  fi
+fi
+if want peers_sweep; then
+  peer jax 150 "--sweep --no-suite" peers_sweep_jax
+  peer triton 100 "--sweep --no-suite" peers_sweep_triton
+fi
+if [ -n "$DRY" ]; then # the timeout path, on purpose: it must be reported, not fatal
+  step dry_timeout 2 "sleep 30"
+fi
 
-# ---- the report (no GPU needed; runs again anywhere from these files) --------
-want report && step report 20 "$PY bench/report.py --results '$OUT' --out '$OUT/RESULTS_generated.md'"
-
-# ---- summary, last ------------------------------------------------------------
+# ---- the report and the key figures (no GPU; both run again anywhere) ----------
+want report && step report 30 "$PY bench/report.py --results '$WORK' --out '$WORK/RESULTS_generated.md'"
 {
-  echo "======== gpu_check summary ($(($(now) - START))s of ${BUDGET}s; all files in $OUT)"
-  grep -m1 . "$OUT/run_info.txt" | sed 's/^/  /'
-  sed 's/^/  /' "$SUMMARY"
-  for f in "$OUT"/*.csv; do
-    [ -s "$f" ] && printf '  %s: %d rows\n' "$(basename "$f")" $(($(wc -l < "$f") - 1))
+  echo "======== gpu_check: $(($(now) - START))s of ${BUDGET}s; files: $ARCHIVE (gpu_check/ inside), $OUT/summary.txt"
+  sed 's/^/  /' "$WORK/run_info.txt"
+  echo "-- steps"
+  sed 's/^/  /' "$STATUS"
+  python3 bench/gpu_summary.py "$WORK" 2>&1
+} > "$WORK/summary.txt"
+pack
+LIMITS=$(check_limits)
+LRC=$?
+if [ -n "$GPU_CHECK_SMALL_PACK" ]; then
+  LIMITS="$LIMITS; archive over 15 MiB: left out $GPU_CHECK_SMALL_PACK"
+fi
+echo "  $LIMITS" >> "$WORK/summary.txt"
+if [ -n "$DRY" ]; then # what the dry run must show, or CI fails
+  dry_bad=""
+  grep -q '^dry_timeout: TIMEOUT' "$STATUS" || dry_bad="$dry_bad timeout-not-reported"
+  grep -q '^build_.*: \(FAIL\|TIMEOUT\)' "$STATUS" && dry_bad="$dry_bad build-failed"
+  for s in tests:tests bench:bench_gpu sweep:bench_sweep report:report; do
+    want "${s%%:*}" && ! grep -q "^${s#*:}: ok" "$STATUS" && dry_bad="$dry_bad ${s#*:}-not-ok"
   done
-  grep -h -E '^roofline:|^launch cost' "$OUT/bench_gpu.log" 2>/dev/null | sed 's/^/  /'
-  grep -h -c '^FAIL' "$OUT/bench_gpu.log" "$OUT/bench_sweep.log" 2>/dev/null |
-    paste -sd+ | sed 's/^/  bench FAIL lines: /'
-  grep -h -E '^ERROR ' "$OUT"/peers_*.log 2>/dev/null | head -5 | sed 's/^/  /'
-  grep -h -E 'passed, .* failed' "$OUT/test_cuda_cublas.log" 2>/dev/null | tail -1 | sed 's/^/  test_cuda_cublas: /'
-  for t in memcheck racecheck initcheck; do
-    grep -h -E '^## |ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$t.log" 2>/dev/null | sed "s/^/  $t: /"
-  done
-  grep -h -E 'checks, ' "$OUT/RESULTS_generated.md" 2>/dev/null | sed 's/<[^>]*>//g; s/^/  targets: /'
-  echo "  exit: $([ $FAILED -eq 0 ] && echo 0 || echo 1)"
-} | tee "$OUT/summary_final.txt"
+  want report && ! tar -tzf "$ARCHIVE" | grep -q 'RESULTS_generated.md' && dry_bad="$dry_bad no-report-in-archive"
+  echo "  dry run: ${dry_bad:-plumbing ok}" >> "$WORK/summary.txt"
+  [ -n "$dry_bad" ] && LRC=1
+fi
+pack
+LIMITS=$(check_limits) || LRC=1 # summary.txt may have grown the archive
+cat "$WORK/summary.txt"
+echo "  $LIMITS (final)"
+if [ -n "$DRY" ]; then
+  exit $LRC
+fi
+[ "$LRC" -ne 0 ] && FAILED=1
+echo "  exit: $FAILED"
 exit $FAILED

@@ -63,9 +63,18 @@ def load_suite(path):
     return rows
 
 
-def sweep_rows():
+def sweep_rows(ks=range(5, 51)):
     return [{"name": "sweep_k%d" % k, "dtype": dt, "batch": 1000000, "m": 3, "n": 1, "k": k,
-             "layout": "rowmajor"} for dt in ("f32", "f64") for k in range(5, 51)]
+             "layout": "rowmajor"} for dt in ("f32", "f64") for k in ks]
+
+
+def parse_ks(text):
+    """'5,10,31..33' -> [5, 10, 31, 32, 33]"""
+    ks = []
+    for part in text.split(","):
+        lo, _, hi = part.partition("..")
+        ks += range(int(lo), int(hi or lo) + 1)
+    return ks
 
 
 def min_bytes(r):
@@ -522,6 +531,8 @@ def main():
     ap.add_argument("--framework", required=True, choices=sorted(FRAMEWORKS))
     ap.add_argument("--suite", default="bench/suite.csv")
     ap.add_argument("--sweep", action="store_true", help="also the seed sweep (K = 5..50)")
+    ap.add_argument("--sweep-ks", help="the sweep's K values, e.g. 5,10,31..33 (default 5..50; "
+                    "JAX and Triton compile per row: bench/gpu_check.sh splits them)")
     ap.add_argument("--no-suite", action="store_true")
     ap.add_argument("--only", help="only rows of these names (comma-separated)")
     ap.add_argument("--meta", help="bench_gpu's --meta file (copy bandwidth, FLOP peaks)")
@@ -531,8 +542,8 @@ def main():
                     help="rotate buffer sets up to this many bytes (default 256 MiB)")
     args = ap.parse_args()
     rows = [] if args.no_suite else load_suite(args.suite)
-    if args.sweep:
-        rows += sweep_rows()
+    if args.sweep or args.sweep_ks:
+        rows += sweep_rows(parse_ks(args.sweep_ks)) if args.sweep_ks else sweep_rows()
     if args.only:
         rows = [r for r in rows if r["name"] in args.only.split(",")]
     if args.max_batch:

@@ -291,7 +291,7 @@ def sweep_data(rows, dtype):
         if ms:
             data.setdefault(r["strategy"], []).append((int(m.group(1)), ms, r))
     for v in data.values():
-        v.sort()
+        v.sort(key=lambda t: t[:2])  # a row measured twice: both kept, no dict compare
     return data
 
 

@@ -153,9 +153,10 @@ static size_t h_mask_n;
 /* ---- checking ------------------------------------------------------------ */
 
 /* Worst |err|/bound over `samples` batch entries spread over the batch (all
-   when samples <= 0), one entry per bmmx_check call, in parallel. */
-static double check_entries(const bmm_problem *hp, const void *got, int64_t samples) {
-  const size_t es = bmm_dtype_size(hp->dtype);
+   when samples <= 0), in parallel; edge_rows > 0: in C's of more than
+   2 * edge_rows rows only the first and last edge_rows (bmmx_check_entry). */
+static double check_entries(const bmm_problem *hp, const void *got, int64_t samples,
+                            int64_t edge_rows) {
   int64_t nb = 1, cnt, s, chunk;
   double worst = 0;
   int d;
@@ -172,14 +173,7 @@ static double check_entries(const bmm_problem *hp, const void *got, int64_t samp
     int64_t bi = cnt == nb  ? s
                  : cnt == 1 ? 0
                             : (int64_t)((double)s * (double)(nb - 1) / (double)(cnt - 1));
-    int64_t oa, ob, oc = bmmx__c_offset(hp, bi, &oa, &ob);
-    bmm_problem one = *hp;
-    double w;
-    one.batch_dims = 0;
-    if (one.a.ptr) one.a.ptr = (const char *)hp->a.ptr + oa * (int64_t)es;
-    if (one.b.ptr) one.b.ptr = (const char *)hp->b.ptr + ob * (int64_t)es;
-    one.c.ptr = (const char *)hp->c.ptr + oc * (int64_t)es;
-    w = bmmx_check(&one, (const char *)got + oc * (int64_t)es, 0);
+    double w = bmmx_check_entry(hp, bi, got, edge_rows);
     if (w > worst) worst = w;
   }
   return worst;
@@ -225,6 +219,7 @@ typedef struct run_spec {
   int entry;             /* 1: call bmm_<strategy>() rather than set p.strategy */
   int offset;            /* elements added to every pointer (misalignment) */
   int64_t samples;       /* batch entries checked; <= 0: all */
+  int64_t edge_rows;     /* > 0: in those, only the first and last edge_rows rows of C */
 } run_spec;
 
 enum { RUN_FAIL = 0, RUN_PASS = 1, RUN_NA = 2 };
@@ -267,12 +262,12 @@ static int run_one(const run_spec *r, cudaStream_t st) {
          (long long)nc);
     return RUN_NA;
   }
-  bmmx_fill(dt, ha, na, &seed);
-  bmmx_fill(dt, hb, nb, &seed);
+  bmmx_fill_parallel(dt, ha, na, &seed);
+  bmmx_fill_parallel(dt, hb, nb, &seed);
   bmmx_fill(dt, hbias, nbias, &seed);
   /* beta == 0 must never read C: NaN there would show through */
   if (r->beta != 0.0)
-    bmmx_fill(dt, hc0, nc, &seed);
+    bmmx_fill_parallel(dt, hc0, nc, &seed);
   else
     bmmx_poison(dt, hc0, nc);
 
@@ -306,7 +301,7 @@ static int run_one(const run_spec *r, cudaStream_t st) {
   cuda_or_die(cudaStreamSynchronize(st), name);
   cuda_or_die(cudaMemcpy(hgot, dc, (size_t)nc * es, cudaMemcpyDeviceToHost), "copy C back");
 
-  worst = check_entries(&hp, hgot + off * es, r->samples);
+  worst = check_entries(&hp, hgot + off * es, r->samples, r->edge_rows);
   bad = untouched_violations(&hp, hc0, hgot, nc);
   result(worst <= 1.0 && bad == 0, "%s [%s]: worst err/bound %.3g, %lld elements outside C changed",
          name, bmm_strategy_name(plan.strategy), worst, (long long)bad);
@@ -432,7 +427,13 @@ static void test_tunables(cudaStream_t st) {
 }
 
 /* AUTO over every row of the public suite, nothing scaled, every result
-   checked. */
+   checked on a bounded sample: TEST_SUITE_SAMPLES batch entries spread over
+   the batch (the first and the last among them) and, in C's of more than
+   2 * TEST_SUITE_EDGE_ROWS rows, the first and last TEST_SUITE_EDGE_ROWS rows.
+   Checking everything cost 5.0e10 long-double multiply-adds (50-75 s on the
+   GPU machine's host); the sample costs under 1e9 (bench/notes/gpu_check.md). */
+#define TEST_SUITE_SAMPLES 256
+#define TEST_SUITE_EDGE_ROWS 4
 static void test_suite(cudaStream_t st) {
   static bmmx_case cases[256];
   char err[256];
@@ -446,9 +447,11 @@ static void test_suite(cudaStream_t st) {
     memset(&r, 0, sizeof r);
     r.c = cases[i];
     r.alpha = 1.0, r.beta = 0.0;
+    r.samples = TEST_SUITE_SAMPLES, r.edge_rows = TEST_SUITE_EDGE_ROWS;
     run_one(&r, st);
   }
-  printf("suite: %d rows of bench/suite.csv run under AUTO\n", n);
+  printf("suite: %d rows of bench/suite.csv run under AUTO (%d entries, edge rows %d checked)\n", n,
+         TEST_SUITE_SAMPLES, TEST_SUITE_EDGE_ROWS);
 }
 
 /* Every strategy on 2^24 tiny problems: the batch far beyond grid y/z. */
@@ -602,8 +605,8 @@ static void test_graph(cudaStream_t st) {
     cuda_or_die(cudaStreamSynchronize(st), "graph replay");
     cudaMemcpy(hg1, dc1, (size_t)s1.c * 4, cudaMemcpyDeviceToHost);
     cudaMemcpy(hg2, dc2, (size_t)s2.c * 8, cudaMemcpyDeviceToHost);
-    w1 = check_entries(&q1, hg1, 0);
-    w2 = check_entries(&q2, hg2, 0);
+    w1 = check_entries(&q1, hg1, 0, 0);
+    w2 = check_entries(&q2, hg2, 0, 0);
     result(w1 <= 1 && w2 <= 1, "graph replay %d: worst err/bound %.3g, %.3g", rep, w1, w2);
   }
   cudaGraphExecDestroy(exec);

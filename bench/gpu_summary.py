@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""bench/gpu_summary.py DIR - the key figures of one bench/gpu_check.sh run, in
+about 40 lines, from the files in DIR (plain python3, no numpy): the last lines
+of gpu_check's output, so that they tell the story if the files are lost.
+
+Per suite row (f32 | f64 side by side): AUTO's % of copy bandwidth (bytes moved
+over time, over bench_meta.txt's measured device copy), the model's prediction
+beside it where model_suite.csv exists (PREDICTED, not measured), and
+x = best full-precision peer time / bmm time (> 1: bmm faster; JAX f32 at
+default precision may use TF32 and does not count, as in bench/report.py).
+Then the sweep's worst K, the launch cost, test pass counts, sanitizer error
+counts, and the steps that failed, timed out or were skipped.
+"""
+import csv
+import glob
+import math
+import os
+import re
+import sys
+
+
+def read_csv(path):
+    try:
+        with open(path) as f:
+            return list(csv.DictReader(line for line in f if not line.startswith("#")))
+    except (OSError, csv.Error):
+        return []
+
+
+def num(x):
+    try:
+        v = float(x)
+        return v if math.isfinite(v) else None
+    except (TypeError, ValueError):
+        return None
+
+
+def meta(folder):
+    out = {}
+    try:
+        with open(os.path.join(folder, "bench_meta.txt")) as f:
+            for line in f:
+                k, _, v = line.strip().partition("=")
+                out[k] = v
+    except OSError:
+        pass
+    return out
+
+
+def model_predictions(folder):
+    """{(name, dtype): predicted %} from model_suite.csv / model_sweep.csv
+    (build/bmm-model's CSV, run for AUTO: the first column named pred...)."""
+    out = {}
+    for path in ("model_suite.csv", "model_sweep.csv"):
+        rows = read_csv(os.path.join(folder, path))
+        if not rows:
+            continue
+        cols = [c for c in rows[0] if c and re.search(r"pred", c, re.I)]
+        if not cols:
+            continue
+        for r in rows:  # gpu_check runs it without --strategy: every row is AUTO's pick
+            v = num(r.get(cols[0]))
+            if v is not None and r.get("name"):
+                out.setdefault((r["name"], r.get("dtype", "")), v)
+    return out
+
+
+def fmt(v, spec="%.0f", none="-"):
+    return none if v is None else spec % v
+
+
+def main():
+    folder = sys.argv[1] if len(sys.argv) > 1 else "."
+    m = meta(folder)
+    copy = num(m.get("copy_gbs"))
+    bench = read_csv(os.path.join(folder, "bench_gpu.csv"))
+    sweep = read_csv(os.path.join(folder, "bench_sweep.csv"))
+    peers = []
+    for p in sorted(glob.glob(os.path.join(folder, "peers*.csv"))):
+        peers += read_csv(p)
+    pred = model_predictions(folder)
+    lines = []
+    auto = {(r["name"], r["dtype"]): r for r in bench if r.get("strategy") == "auto"}
+    best = {}
+    for r in peers:
+        ms = num(r.get("ms"))
+        if ms is None or (r.get("strategy") == "jax" and r.get("dtype") == "f32"):
+            continue
+        key = (r["name"], r["dtype"])
+        if key not in best or ms < best[key][0]:
+            best[key] = (ms, r["strategy"])
+    names = []
+    for r in bench:
+        if r.get("strategy") == "auto" and r["name"] not in names:
+            names.append(r["name"])
+    lines.append("-- suite, AUTO: %%copy of %s GB/s%s; x = best peer ms / bmm ms (>1: bmm faster)"
+                 % (fmt(copy, "%.0f", "?"), "; pred = model, PREDICTED" if pred else
+                    "; no model predictions"))
+    if not names:
+        lines.append("  no bench_gpu.csv rows (the bench step did not run or failed)")
+    lines.append("  %-20s %5s %4s %5s %-11s| %5s %4s %5s %s" % (
+        "row", "f32%", "pred", "x", "peer", "f64%", "pred", "x", "peer"))
+    ratios = {"f32": [], "f64": []}
+    low = []
+    for name in names:
+        cells = []
+        for dt in ("f32", "f64"):
+            r = auto.get((name, dt))
+            gbps = num(r.get("gbps")) if r else None
+            ms = num(r.get("ms")) if r else None
+            pct = 100 * gbps / copy if gbps is not None and copy else None
+            b = best.get((name, dt))
+            x = b[0] / ms if b and ms else None
+            if x:
+                ratios[dt].append(x)
+            if pct is not None and pct < 90 and num(r.get("pct_roofline")) is not None \
+                    and num(r.get("pct_roofline")) < 90:
+                low.append("%s/%s %.0f%%" % (name, dt, pct))
+            cells.append((fmt(pct) if r else ("miss" if name else "-"), fmt(pred.get((name, dt))),
+                          fmt(x, "%.2f"), b[1] if b else "-"))
+        lines.append("  %-20s %5s %4s %5s %-11s| %5s %4s %5s %s" % (
+            (name[:20],) + cells[0] + cells[1]))
+    geo = []
+    for dt in ("f32", "f64"):
+        v = ratios[dt]
+        if v:
+            geo.append("%s %.2f (%d rows, worst %.2f)" % (
+                dt, math.exp(sum(math.log(x) for x in v) / len(v)), len(v), min(v)))
+    lines.append("-- x geomean: %s" % ("; ".join(geo) if geo else "no peer rows"))
+    if low:
+        lines.append("-- under 90%% of copy and of roofline: %s" % ", ".join(low[:12]) +
+                     (" (+%d)" % (len(low) - 12) if len(low) > 12 else ""))
+    for dt in ("f32", "f64"):
+        pts = [(int(re.sub(r"\D", "", r["name"])), num(r.get("gbps"))) for r in sweep
+               if r.get("strategy") == "auto" and r.get("dtype") == dt]
+        pts = [(k, 100 * g / copy) for k, g in pts if g is not None and copy]
+        if pts:
+            worst = min(pts, key=lambda t: t[1])
+            lines.append("-- sweep %s AUTO: %d K, min %.0f%% of copy at K=%d, median %.0f%%" % (
+                dt, len(pts), worst[1], worst[0], sorted(p for _, p in pts)[len(pts) // 2]))
+    for r in bench:
+        if r.get("strategy") == "auto_back_to_back":
+            lines.append("-- launch cost (tiny, back to back): %s us per call (%s)" % (
+                fmt(num(r.get("ms")) and 1e3 * num(r.get("ms")), "%.1f"), r["dtype"]))
+    for log in ("tests.log",):
+        try:
+            text = open(os.path.join(folder, log), errors="replace").read()
+        except OSError:
+            continue
+        counts = re.findall(r"^(\d+) passed, (\d+) failed, (\d+) skipped", text, re.M)
+        fails = len(re.findall(r"^FAIL", text, re.M))
+        lines.append("-- %s: %s%s" % (log, "; ".join("%s passed, %s failed, %s skipped" % c
+                                                       for c in counts) or "no count line",
+                                        ", %d FAIL lines" % fails if fails else ""))
+    san = []
+    for path in sorted(glob.glob(os.path.join(folder, "*check.log"))):
+        text = open(path, errors="replace").read()
+        tool = os.path.basename(path)[:-4]
+        errs = [int(x) for x in re.findall(r"ERROR SUMMARY: (\d+) error", text)]
+        races = [int(x) for x in re.findall(r"RACECHECK SUMMARY: (\d+) hazard", text)]
+        if errs or races:
+            san.append("%s %d errors%s" % (tool, sum(errs), ", %d hazards" % sum(races)
+                                           if races else ""))
+        else:
+            san.append("%s no summary line" % tool)
+    if san:
+        lines.append("-- sanitizers: " + "; ".join(san))
+    bad = []
+    try:
+        for line in open(os.path.join(folder, "steps.txt")):
+            if re.search(r": (FAIL|TIMEOUT|SKIPPED)", line):
+                bad.append(line.strip())
+    except OSError:
+        pass
+    lines.append("-- steps not ok: %s" % ("; ".join(bad) if bad else "none"))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
