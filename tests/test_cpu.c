@@ -881,10 +881,13 @@ static void test_sem_nonfinite(void) {
             where[0] = (unsigned char *)t.b.ptr, where[1] = t.b.init + (size_t)(-t.b.lo) * t.b.es;
           }
           for (j = 0; j < 2; ++j) {
-            if (dt == BMM_F32)
-              ((float *)(void *)where[j])[i] = (float)v;
-            else
-              ((double *)(void *)where[j])[i] = v;
+            switch (dt) {
+#define X(E, name, T, ...) \
+  case BMM_##E: ((T *)(void *)where[j])[i] = (T)v; break;
+              BMM_DTYPES(X)
+#undef X
+            default: break;
+            }
           }
         }
         tprob_run_all(&t, (unsigned)s);
