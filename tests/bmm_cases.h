@@ -401,7 +401,11 @@ static inline int bmmx_suite_load(const char *path, bmmx_case *out, int max, cha
     }
     memset(&c, 0, sizeof c);
     snprintf(c.name, sizeof c.name, "%s", name);
-    c.dtype = strcmp(dt, "f32") == 0 ? BMM_F32 : strcmp(dt, "f64") == 0 ? BMM_F64 : BMM_DTYPE_UNSET;
+    c.dtype = BMM_DTYPE_UNSET;
+#define BMMX__X(E, name, ...) \
+  if (strcmp(dt, #name) == 0) c.dtype = BMM_##E;
+    BMM_DTYPES(BMMX__X)
+#undef BMMX__X
     c.batch = b, c.m = m, c.n = nn, c.k = k;
     c.layout = bmmx_layout_parse(lay);
     if (c.dtype == BMM_DTYPE_UNSET || c.layout < 0 || b < 0 || m < 0 || nn < 0 || k < 0) {

@@ -30,7 +30,13 @@ static const double modes[][3] = {{1, 0, 0},    {0.5, 0, 1}, {1.5, 0.75, 0},
 
 int main(void) {
   static shape shapes[512];
-  int ns = 0, si, mi, li, s, d;
+  /* AUTO, then every CPU strategy forced */
+  static const bmm_strategy strategies[] = {BMM_STRATEGY_AUTO,
+#define X(E, ...) BMM_##E,
+                                            BMM_CPU_STRATEGIES(X)
+#undef X
+  };
+  int ns = 0, si, hi, mi, li, d;
   int64_t m, k;
   uint64_t total = 14695981039346656037ull;
   /* cpu_small's DOT list (m x 1, k = 1..51) and col_a kernels (m = 2..4) */
@@ -53,23 +59,23 @@ int main(void) {
       shapes[ns].m = more[si][0], shapes[ns].n = more[si][1], shapes[ns].k = more[si][2],
       shapes[ns++].batch = more[si][3];
   }
-  for (s = 0; s <= BMM_CPU_BATCH_SIMD; s = s ? s + 1 : BMM_CPU_REF)
+  for (si = 0; si < (int)(sizeof strategies / sizeof strategies[0]); ++si)
     for (d = 1; d < BMM_DTYPE_COUNT; ++d)
       for (li = 0; li < BMMX_LAYOUT_COUNT; ++li) {
         uint64_t h = 14695981039346656037ull;
         long runs = 0, refused = 0;
-        for (si = 0; si < ns; ++si)
+        for (hi = 0; hi < ns; ++hi)
           for (mi = 0; mi < NMODES; ++mi) {
             bmmx_case c;
             bmmx_sizes_t z;
             void *a, *b, *cc, *bias;
             size_t es = bmm_dtype_size((bmm_dtype)d);
-            uint64_t seed = (uint64_t)(si * 131 + mi * 7 + d + 1);
+            uint64_t seed = (uint64_t)(hi * 131 + mi * 7 + d + 1);
             bmm_problem p;
             bmm_status st;
             memset(&c, 0, sizeof c);
-            c.dtype = (bmm_dtype)d, c.m = shapes[si].m, c.n = shapes[si].n;
-            c.k = shapes[si].k, c.batch = shapes[si].batch, c.layout = li;
+            c.dtype = (bmm_dtype)d, c.m = shapes[hi].m, c.n = shapes[hi].n;
+            c.k = shapes[hi].k, c.batch = shapes[hi].batch, c.layout = li;
             z = bmmx_sizes(&c);
             a = malloc(es * (size_t)(z.a + 1)), b = malloc(es * (size_t)(z.b + 1));
             cc = malloc(es * (size_t)(z.c + 1)), bias = malloc(es * (size_t)(c.n + 1));
@@ -78,7 +84,7 @@ int main(void) {
             p = bmmx_problem(&c, a, b, cc, bias);
             p.alpha = modes[mi][0], p.beta = modes[mi][1];
             p.bias = modes[mi][2] != 0 ? bias : NULL;
-            p.strategy = (bmm_strategy)s;
+            p.strategy = strategies[si];
             st = bmm_cpu(&p);
             h = fnv(h, &st, sizeof st);
             if (st == BMM_OK)
@@ -88,7 +94,7 @@ int main(void) {
             free(a), free(b), free(cc), free(bias);
           }
         printf("%-14s %s %-13s runs %5ld refused %5ld hash %016llx\n",
-               s ? bmm_strategy_name((bmm_strategy)s) : "auto", bmm_dtype_name((bmm_dtype)d),
+               si ? bmm_strategy_name(strategies[si]) : "auto", bmm_dtype_name((bmm_dtype)d),
                bmmx_layout_name(li), runs, refused, (unsigned long long)h);
         total = fnv(total, &h, sizeof h);
       }
