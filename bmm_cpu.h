@@ -631,18 +631,24 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
    the same strategies (min of 15-25 runs, one thread; numbers in
    bench/notes/cpu.md). The machine was shared, so only ratios of 1.3x and
    more were trusted. */
+BMM_RULES_BEGIN
 static const bmm_table_rule bmm__cpu_default_table[] = {
-    {0, BMM_L_BATCH_INNER, 0, 0, 0, 0, 0, 0, 0, 0, BMM_CPU_BATCH_SIMD, 0, 0, 0, 0, 0, 0,
-     "cpu dev VM 2026-11-23 bench_cpu --only seed_k25_batch: 4x cpu_dot, 30x cpu_ref"},
-    {0, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 0, 16, 0, 16, 0, 0, 0, 0, BMM_CPU_SMALL, 0, 0, 0, 0, 0, 0,
-     "cpu dev VM 2026-11-23 3x1x25: 2.3x cpu_ref; 4^3..16^3: 1.2-20x cpu_dot"},
-    {0, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 0, 0, 8, 0, 0, 0, 0, 0, BMM_CPU_BLOCKED, 0, 0, 0, 0, 0, 0,
-     "cpu dev VM 2026-11-23 1 thread 32^3..1024^3: f32 2.6-2.8x, f64 1.9-2.4x cpu_dot"},
-    {BMM_DT(BMM_F64), 0, 16, 0, 16, 0, 16, 0, 0, 0, BMM_CPU_BLOCKED, 0, 0, 0, 0, 0, 0,
-     "cpu dev VM 2026-11-23 bench_cpu f64 128^3..1024^3: 2.3-3.4x cpu_dot"},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, BMM_CPU_DOT, 0, 0, 0, 0, 0, 0,
-     "catch-all; dev VM 2026-11-23 bench_cpu: col_a 2x ref, n < 8"},
+    BMM_RULE(.layouts = BMM_L_BATCH_INNER, .strategy = BMM_CPU_BATCH_SIMD,
+             .note = "cpu dev VM 2026-11-23 bench_cpu --only seed_k25_batch: 4x cpu_dot, 30x "
+                     "cpu_ref"),
+    BMM_RULE(.layouts = BMM_L_ROWMAJOR | BMM_L_SHARED_B, .m_max = 16, .n_max = 16,
+             .strategy = BMM_CPU_SMALL,
+             .note = "cpu dev VM 2026-11-23 3x1x25: 2.3x cpu_ref; 4^3..16^3: 1.2-20x cpu_dot"),
+    BMM_RULE(.layouts = BMM_L_ROWMAJOR | BMM_L_SHARED_B, .n_min = 8, .strategy = BMM_CPU_BLOCKED,
+             .note = "cpu dev VM 2026-11-23 1 thread 32^3..1024^3: f32 2.6-2.8x, f64 1.9-2.4x "
+                     "cpu_dot"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .m_min = 16, .n_min = 16, .k_min = 16,
+             .strategy = BMM_CPU_BLOCKED,
+             .note = "cpu dev VM 2026-11-23 bench_cpu f64 128^3..1024^3: 2.3-3.4x cpu_dot"),
+    BMM_RULE(.strategy = BMM_CPU_DOT,
+             .note = "catch-all; dev VM 2026-11-23 bench_cpu: col_a 2x ref, n < 8"),
 };
+BMM_RULES_END
 
 #ifdef __cplusplus
 }
