@@ -1603,10 +1603,11 @@ extern "C" {
 static bmm_status bmm__cpu_run(const bmm_plan *pl) {
   if (pl->m == 0 || pl->n == 0 || pl->batch == 0) return bmm__ok();
   switch (pl->strategy) {
-#define BMM__X(E, name, l, mm, mn, mk, d) \
-  case BMM_##E: bmm__cpu_##name(pl); break;
+#define BMM__X(E, name, l, mm, mn, mk, d) case BMM_##E:
     BMM_CPU_STRATEGIES(BMM__X)
 #undef BMM__X
+    bmm__cpu_execute(pl);
+    break;
   default:
     return bmm__fail(BMM_BAD_STRATEGY, "strategy %s is not a CPU strategy",
                      bmm_strategy_name(pl->strategy));
@@ -1673,12 +1674,9 @@ static bmm_status bmm__cpu_explain(const bmm_problem *p, char *buf, size_t len) 
   bmm_plan pl;
   bmm_status s = bmm__explain_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES,
                                    BMM_FORCE_CPU_STRATEGY, buf, len, &pl);
-  if (s == BMM_OK && bmm__cpu_stream_c(&pl)) {
+  if (s == BMM_OK) {
     const size_t used = strlen(buf);
-    snprintf(buf + used, len - used,
-             "; C streamed (non-temporal stores: beta = 0 and the call moves >= "
-             "BMM_CPU_STREAM_BYTES = %.0f)",
-             (double)BMM_CPU_STREAM_BYTES);
+    bmm__cpu_explain_choice(&pl, buf + used, len - used);
   }
   return s;
 }

@@ -1,7 +1,17 @@
 /* bmm_cpu.h - CPU kernels of bmm. Included by bmm.h's implementation (never
    on its own): every kernel reads a validated bmm_plan and may assume what its
-   strategy claims in BMM_CPU_STRATEGIES. Bodies are macros instantiated per
-   dtype by BMM_DTYPES. */
+   strategy claims in BMM_CPU_STRATEGIES.
+
+   How to read it: the first part is compiled once (per-dtype helpers keyed by
+   the dtype's name, the size lists of the fixed-size kernels, the kernel list,
+   bmm__cpu_pick, the thread split). The kernel section (`#else` of
+   BMM__CPU_SECTION, near the end) is compiled once per BMM_DTYPES row, with
+   BMM__T the element type and BMM__N its name: bodies are ordinary functions,
+   named BMM__FN(base) = bmm__cpu_<base>_<name> (bmm__cpu_small_dot_3x1_k25_f32).
+   bmm__cpu_pick decides everything a call does (kernel, work units, threads,
+   streamed stores) and says why; bmm_explain prints it; the kernels obey it.
+   Measurements behind the constants: bench/notes/cpu.md. */
+#ifndef BMM__CPU_SECTION
 #ifndef BMM_CPU_H
 #define BMM_CPU_H
 
@@ -12,6 +22,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#define BMM__CAT(a, b) BMM__CAT_(a, b)
+#define BMM__CAT_(a, b) a##b
 
 /* Fused multiply-add only where the target has it in hardware: a libm fma()
    call per term would be slower than the plain expression. Both forms round
@@ -26,103 +39,19 @@ extern "C" {
 #else
 #define BMM__FMA_f64(a, b, c) ((a) * (b) + (c))
 #endif
-/* BMM__FMA_f32 or _f64 by the size of T (the other branch is dead code) */
-#define BMM__FMA_T(T, a, b, c) \
-  (sizeof(T) == sizeof(float) ? (T)BMM__FMA_f32(a, b, c) : (T)BMM__FMA_f64(a, b, c))
-
-/* The epilogue every kernel shares: C = alpha*acc + (beta*C + bias), every
-   multiply-add written out as BMM__FMA so that the compiler has none left to
-   contract. Under fp-contract=fast gcc may fuse alpha*acc or beta*C with an
-   add in one inlined copy of a kernel's code and not in another, and which
-   copy an entry runs can depend on the thread split (different bits). beta
-   == 0 never reads C (NaN there is overwritten). Without a bias the sum
-   starts from -0.0, the identity of + (a -0 result stays -0). */
-#define BMM__EPILOGUE(T, pl, cptr, acc, j)                                    \
-  do {                                                                        \
-    T bmm__r = (pl)->bias ? ((const T *)(pl)->bias)[j] : (T)-0.0;             \
-    if ((pl)->read_c) bmm__r = BMM__FMA_T(T, (T)(pl)->beta, *(cptr), bmm__r); \
-    *(cptr) = BMM__FMA_T(T, (T)(pl)->alpha, (T)(acc), bmm__r);                \
-  } while (0)
-
-/* Reference: plain loops over any strides, accumulating in T. */
-#define BMM__CPU_REF(E, name, T, sz, ...)                                                 \
-  static void bmm__cpu_ref_##name(const bmm_plan *pl) {                              \
-    int64_t bi;                                                                      \
-    for (bi = 0; bi < pl->batch; ++bi) {                                             \
-      int64_t oa, ob, oc, i, j, l;                                                   \
-      bmm_batch_offsets(pl, bi, &oa, &ob, &oc);                                      \
-      for (i = 0; i < pl->m; ++i)                                                    \
-        for (j = 0; j < pl->n; ++j) {                                                \
-          T acc = 0;                                                                 \
-          T *cp = (T *)pl->c.ptr + oc + i * pl->c.row_stride + j * pl->c.col_stride; \
-          if (pl->use_ab) {                                                          \
-            const T *ap = (const T *)pl->a.ptr + oa + i * pl->a.row_stride;          \
-            const T *bp = (const T *)pl->b.ptr + ob + j * pl->b.col_stride;          \
-            for (l = 0; l < pl->k; ++l)                                              \
-              acc += ap[l * pl->a.col_stride] * bp[l * pl->b.row_stride];            \
-          }                                                                          \
-          BMM__EPILOGUE(T, pl, cp, acc, j);                                          \
-        }                                                                            \
-    }                                                                                \
-  }
-BMM_DTYPES(BMM__CPU_REF)
-#undef BMM__CPU_REF
-
-/* The oracle: long double accumulation, packed output, C only read. */
-#define BMM__CPU_REFERENCE(E, name, T, sz, ...)                                                        \
-  static void bmm__cpu_reference_##name(const bmm_plan *pl, long double *out, long double *mag) { \
-    int64_t bi, i, j, l;                                                                          \
-    for (bi = 0; bi < pl->batch; ++bi) {                                                          \
-      int64_t oa, ob, oc;                                                                         \
-      bmm_batch_offsets(pl, bi, &oa, &ob, &oc);                                                   \
-      for (i = 0; i < pl->m; ++i)                                                                 \
-        for (j = 0; j < pl->n; ++j) {                                                             \
-          long double acc = 0, abs_acc = 0, v, g;                                                 \
-          const T *cp = (const T *)pl->c.ptr + oc + i * pl->c.row_stride + j * pl->c.col_stride;  \
-          for (l = 0; pl->use_ab && l < pl->k; ++l) {                                             \
-            long double x =                                                                       \
-                (long double)((const T *)                                                         \
-                                  pl->a.ptr)[oa + i * pl->a.row_stride + l * pl->a.col_stride] *  \
-                (long double)((const T *)                                                         \
-                                  pl->b.ptr)[ob + l * pl->b.row_stride + j * pl->b.col_stride];   \
-            acc += x;                                                                             \
-            abs_acc += x < 0 ? -x : x;                                                            \
-          }                                                                                       \
-          v = (long double)pl->alpha * acc;                                                       \
-          g = ((long double)pl->alpha < 0 ? -(long double)pl->alpha : (long double)pl->alpha) *   \
-              abs_acc;                                                                            \
-          if (pl->read_c) {                                                                       \
-            long double bc = (long double)pl->beta * (long double)*cp;                            \
-            v += bc, g += bc < 0 ? -bc : bc;                                                      \
-          }                                                                                       \
-          if (pl->bias) {                                                                         \
-            long double bb = (long double)((const T *)pl->bias)[j];                               \
-            v += bb, g += bb < 0 ? -bb : bb;                                                      \
-          }                                                                                       \
-          out[(bi * pl->m + i) * pl->n + j] = v;                                                  \
-          if (mag) mag[(bi * pl->m + i) * pl->n + j] = g;                                         \
-        }                                                                                         \
-    }                                                                                             \
-  }
-BMM_DTYPES(BMM__CPU_REFERENCE)
-#undef BMM__CPU_REFERENCE
-
-static void bmm__cpu_cpu_ref(const bmm_plan *pl) {
-  switch (pl->dtype) {
-#define BMM__X(E, name, T, sz, ...) \
-  case BMM_##E: bmm__cpu_ref_##name(pl); break;
-    BMM_DTYPES(BMM__X)
-#undef BMM__X
-  default: break;
-  }
-}
-
-/* ---- shared machinery of the fast strategies ------------------------------ */
 
 #ifdef __cplusplus
 #define BMM__RESTRICT __restrict
 #else
 #define BMM__RESTRICT restrict
+#endif
+
+/* Helpers inlined into every caller, so that each copy is compiled with its
+   caller's options (fp-contract) exactly as the code written in place. */
+#if defined(__GNUC__)
+#define BMM__INLINE static inline __attribute__((always_inline))
+#else
+#define BMM__INLINE static inline
 #endif
 
 /* Widest vector register the compiler may use, in bytes: sizes the register
@@ -158,42 +87,36 @@ static void bmm__cpu_cpu_ref(const bmm_plan *pl) {
    stores write whole lines without reading them, and keep C out of the caches,
    which only pays where C would not stay there anyway: calls that move at least
    BMM_CPU_STREAM_BYTES (batch x (m*k + k*n + m*n) elements; default 32 MiB, the
-   last-level cache of the dev VM; 0 streams every beta = 0 call, -1 none). Zen 4
-   dev VM 2026-11-24, 2 threads, 256 MB calls, the code before and after
-   alternated in one process, GB/s: 4^3 f32 37 -> 45, f64 37 -> 44; 8^3 f32
-   38 -> 45; 3x1x5 f32 35 -> 37; with C on 64-byte lines 16^3 f64 33 -> 43 and
-   32^3 f64 17 -> 23-24 (16 bytes off: 19 -> 21). At 16 MB (in L3) 3x1x5 f32
-   lost, 70 -> 48 GB/s: hence the threshold. x86-64 with GNU C only; elsewhere
-   plain stores. Same values either way, so no bits change. */
+   last-level cache of the dev VM; 0 streams every beta = 0 call, -1 none).
+   Below that size streaming lost (bench/notes/cpu.md, "streaming stores").
+   x86-64 with GNU C only; elsewhere plain stores. Same values either way, so
+   no bits change. */
 #ifndef BMM_CPU_STREAM_BYTES
 #define BMM_CPU_STREAM_BYTES (32.0 * 1024 * 1024)
 #endif
+/* one element: movnti of its bits, one function per dtype name */
 #if BMM__CPU_NT
-/* one element: movnti of its bits */
-#define BMM__NTSTORE_1(T, p, x)                          \
-  do {                                                   \
-    const T bmm__x = (x);                                \
-    if (sizeof(T) == 4) {                                \
-      int bmm__w;                                        \
-      memcpy(&bmm__w, &bmm__x, 4);                       \
-      _mm_stream_si32((int *)(void *)(p), bmm__w);       \
-    } else {                                             \
-      long long bmm__w;                                  \
-      memcpy(&bmm__w, &bmm__x, 8);                       \
-      _mm_stream_si64((long long *)(void *)(p), bmm__w); \
-    }                                                    \
-  } while (0)
+BMM__INLINE void bmm__ntstore_f32(float *p, float x) {
+  int w;
+  memcpy(&w, &x, 4);
+  _mm_stream_si32((int *)(void *)p, w);
+}
+BMM__INLINE void bmm__ntstore_f64(double *p, double x) {
+  long long w;
+  memcpy(&w, &x, 8);
+  _mm_stream_si64((long long *)(void *)p, w);
+}
 #define BMM__NT_FENCE() _mm_sfence()
 #else
-#define BMM__NTSTORE_1(T, p, x) (*(p) = (x))
+BMM__INLINE void bmm__ntstore_f32(float *p, float x) { *p = x; }
+BMM__INLINE void bmm__ntstore_f64(double *p, double x) { *p = x; }
 #define BMM__NT_FENCE() ((void)0)
 #endif
 /* Does this call stream C? Only where A*B counts (alpha = 0 or k = 0 take
    the plain C = beta*C + bias pass); not cpu_ref (the oracle stays plain), nor
    cpu_batch_simd (its C is a few % of the bytes, stored as whole vectors that
-   movnti would split into lanes: seed_k25_batch_inner f32 24 -> 21-22 GB/s),
-   and only where k <= 256: cpu_blocked adds later K blocks into C, and longer
-   sums make C's share of the traffic small. */
+   movnti would split into lanes), and only where k <= 256: cpu_blocked adds
+   later K blocks into C, and longer sums make C's share of the traffic small. */
 #define BMM__CPU_STREAM_MAX_K 256
 static int bmm__cpu_stream_c(const bmm_plan *pl) {
   const double elems =
@@ -214,233 +137,23 @@ static int bmm__cpu_stream_c(const bmm_plan *pl) {
    costs more than it saves. */
 #define BMM__CPU_MIN_WORK 65536.0
 
-#ifdef _OPENMP
-/* BMM_CPU_THREADS caps the threads of every call; read once. Threads that
-   call first at the same time all write the same value, through atomics so
-   that it is not a data race (TSan, C11). */
-static int bmm__cpu_env_threads(void) {
-  static int cached = -1;
-  int v;
-#pragma omp atomic read
-  v = cached;
-  if (v < 0) {
-    const char *s = getenv("BMM_CPU_THREADS");
-    v = s ? atoi(s) : 0;
-    v = v > 0 ? v : 0;
-#pragma omp atomic write
-    cached = v;
-  }
-  return v;
-}
-#endif
-
-/* Work on units [u0, u1) (batch entries, or batch chunks). */
-typedef void (*bmm__cpu_range_fn)(const bmm_plan *pl, int64_t u0, int64_t u1);
-
-/* Static contiguous chunks of units over the threads. Every C element is
-   computed by exactly one thread with the same code, so the bits do not depend
-   on the thread count. Without OpenMP, or inside a caller's parallel region,
-   it is a plain call. */
-static void bmm__cpu_parallel(const bmm_plan *pl, bmm__cpu_range_fn fn, int64_t units) {
-#ifdef _OPENMP
-  double work = (double)pl->batch * ((double)pl->m * (double)pl->n * (double)(pl->k + 1) +
-                                     (double)pl->k * (double)(pl->m + pl->n));
-  int64_t nt = omp_get_max_threads(), cap = bmm__cpu_env_threads();
-  if (cap > 0 && nt > cap) nt = cap;
-  if (pl->rule.threads > 0 && nt > pl->rule.threads) nt = pl->rule.threads;
-  if ((double)nt > work / BMM__CPU_MIN_WORK) nt = (int64_t)(work / BMM__CPU_MIN_WORK);
-  if (nt > units) nt = units;
-  if (nt > 1 && !omp_in_parallel()) {
-#pragma omp parallel num_threads((int)nt)
-    {
-      int64_t t = omp_get_thread_num(), tn = omp_get_num_threads();
-      int64_t per = units / tn, extra = units % tn;
-      int64_t u0 = t * per + (t < extra ? t : extra);
-      fn(pl, u0, u0 + per + (t < extra ? 1 : 0));
-      BMM__NT_FENCE(); /* streamed stores are weakly ordered: done before the join */
-    }
-    return;
-  }
-#endif
-  fn(pl, 0, units);
-  BMM__NT_FENCE();
-}
-
 /* Element offsets of batch entry bi; one multiply for the one-dim classes. */
-#define BMM__CPU_OFFSETS(pl, bi, oa, ob, oc)    \
-  do {                                          \
-    if ((pl)->ndims <= 1) {                     \
-      oa = (bi) * (pl)->a.batch_stride[0];      \
-      ob = (bi) * (pl)->b.batch_stride[0];      \
-      oc = (bi) * (pl)->c.batch_stride[0];      \
-    } else {                                    \
-      bmm_batch_offsets(pl, bi, &oa, &ob, &oc); \
-    }                                           \
-  } while (0)
-
-/* A, B and C of batch entry bi */
-#define BMM__CPU_PTRS(T, pl, bi, A, B, C)                               \
-  do {                                                                  \
-    int64_t oa_, ob_, oc_;                                              \
-    BMM__CPU_OFFSETS(pl, bi, oa_, ob_, oc_);                            \
-    A = (const T *)(pl)->a.ptr + oa_, B = (const T *)(pl)->b.ptr + ob_; \
-    C = (T *)(pl)->c.ptr + oc_;                                         \
-  } while (0)
-
-/* Store cnt results acc[0..cnt) to C at stride cs, j0 + jstep*t being the
-   column of result t (for the bias). Same arithmetic as BMM__EPILOGUE, with the
-   branches hoisted so that each case is one vectorisable loop. nt: stream the
-   stores past the caches (bmm__cpu_stream_c) where they are contiguous. */
-#define BMM__CPU_STORE(T, pl, cp, cs, acc, cnt, j0, jstep, nt)                          \
-  do {                                                                                  \
-    const T bmm__al = (T)(pl)->alpha, bmm__be = (T)(pl)->beta;                          \
-    const T *bmm__bias = (const T *)(pl)->bias;                                         \
-    int64_t bmm__t;                                                                     \
-    if ((nt) && (cs) == 1 && !bmm__bias) {                                              \
-      for (bmm__t = 0; bmm__t < (cnt); ++bmm__t)                                        \
-        BMM__NTSTORE_1(T, (cp) + bmm__t, bmm__al * (acc)[bmm__t]);                      \
-    } else if (!(pl)->read_c && !bmm__bias) {                                           \
-      for (bmm__t = 0; bmm__t < (cnt); ++bmm__t)                                        \
-        (cp)[bmm__t * (cs)] = bmm__al * (acc)[bmm__t];                                  \
-    } else {                                                                            \
-      for (bmm__t = 0; bmm__t < (cnt); ++bmm__t) {                                      \
-        T bmm__r = bmm__bias ? bmm__bias[(j0) + (jstep)*bmm__t] : (T)-0.0;              \
-        if ((pl)->read_c) bmm__r = BMM__FMA_T(T, bmm__be, (cp)[bmm__t * (cs)], bmm__r); \
-        (cp)[bmm__t * (cs)] = BMM__FMA_T(T, bmm__al, (acc)[bmm__t], bmm__r);            \
-      }                                                                                 \
-    }                                                                                   \
-  } while (0)
-
-/* k == 0 or alpha == 0: A and B are NULL, C = beta*C + bias (validation sets
-   the plan's alpha to 0 there, so an infinite alpha with k == 0 is no NaN). */
-#define BMM__CPU_SCALE(E, name, T, sz, ...)                                               \
-  static void bmm__cpu_scale_##name(const bmm_plan *pl, int64_t b0, int64_t b1) {    \
-    int64_t bi, i, j;                                                                \
-    for (bi = b0; bi < b1; ++bi) {                                                   \
-      int64_t oa, ob, oc;                                                            \
-      BMM__CPU_OFFSETS(pl, bi, oa, ob, oc);                                          \
-      (void)oa, (void)ob;                                                            \
-      for (i = 0; i < pl->m; ++i)                                                    \
-        for (j = 0; j < pl->n; ++j) {                                                \
-          T *cp = (T *)pl->c.ptr + oc + i * pl->c.row_stride + j * pl->c.col_stride; \
-          T zero = 0;                                                                \
-          BMM__EPILOGUE(T, pl, cp, zero, j);                                         \
-        }                                                                            \
-    }                                                                                \
+BMM__INLINE void bmm__cpu_offsets(const bmm_plan *pl, int64_t bi, int64_t *oa, int64_t *ob,
+                                  int64_t *oc) {
+  if (pl->ndims <= 1) {
+    *oa = bi * pl->a.batch_stride[0];
+    *ob = bi * pl->b.batch_stride[0];
+    *oc = bi * pl->c.batch_stride[0];
+  } else {
+    bmm_batch_offsets(pl, bi, oa, ob, oc);
   }
-BMM_DTYPES(BMM__CPU_SCALE)
-#undef BMM__CPU_SCALE
-
-/* ---- cpu_dot: one batch entry at a time, any strides ----------------------
-   Picks per call the loop order whose innermost loop is unit-stride:
-   DOT (A rows and B columns contiguous in k: dot products with W partial
-   sums), ROWS (B rows contiguous: C row += a * B row, vectorised over n),
-   COLS (A columns contiguous: C column += A column * b, vectorised over m),
-   else strided dot products. Where several apply, the longest vector wins. */
-enum { BMM__DOT_FORM_DOT, BMM__DOT_FORM_ROWS, BMM__DOT_FORM_COLS, BMM__DOT_FORM_STRIDED };
-#define BMM__CPU_CHUNK 256 /* columns (or rows) accumulated at a time on the stack */
-
-static int bmm__cpu_dot_form(const bmm_plan *pl) {
-  int64_t best = 0;
-  int form = BMM__DOT_FORM_STRIDED;
-  if (pl->a.col_stride == 1 && pl->b.row_stride == 1) form = BMM__DOT_FORM_DOT, best = pl->k;
-  if (pl->b.col_stride == 1 && pl->n > best) form = BMM__DOT_FORM_ROWS, best = pl->n;
-  if (pl->a.row_stride == 1 && pl->m > best) form = BMM__DOT_FORM_COLS, best = pl->m;
-  /* vectors this short cost more in loop overhead than they save */
-  return best < BMM__CPU_DOT_W ? BMM__DOT_FORM_STRIDED : form;
 }
 
-#define BMM__CPU_DOT(E, name, T, sz, ...)                                                            \
-  /* sum of x[l*xs]*y[l*ys], l < k, in W interleaved partial sums then a fixed tree */          \
-  static T bmm__cpu_dotp_##name(const T *BMM__RESTRICT x, int64_t xs, const T *BMM__RESTRICT y, \
-                                int64_t ys, int64_t k) {                                        \
-    T s[BMM__CPU_DOT_W] = {0}, t = 0;                                                           \
-    int64_t l = 0, v, w;                                                                        \
-    if (xs == 1 && ys == 1) {                                                                   \
-      for (; l + BMM__CPU_DOT_W <= k; l += BMM__CPU_DOT_W)                                      \
-        for (v = 0; v < BMM__CPU_DOT_W; ++v)                                                    \
-          s[v] = BMM__FMA_##name(x[l + v], y[l + v], s[v]);                                     \
-    } else {                                                                                    \
-      for (; l + BMM__CPU_DOT_W <= k; l += BMM__CPU_DOT_W)                                      \
-        for (v = 0; v < BMM__CPU_DOT_W; ++v)                                                    \
-          s[v] = BMM__FMA_##name(x[(l + v) * xs], y[(l + v) * ys], s[v]);                       \
-    }                                                                                           \
-    for (; l < k; ++l)                                                                          \
-      t = BMM__FMA_##name(x[l * xs], y[l * ys], t);                                             \
-    for (w = BMM__CPU_DOT_W / 2; w > 0; w /= 2)                                                 \
-      for (v = 0; v < w; ++v)                                                                   \
-        s[v] += s[v + w];                                                                       \
-    return s[0] + t;                                                                            \
-  }                                                                                             \
-  static void bmm__cpu_dot_range_##name(const bmm_plan *pl, int64_t b0, int64_t b1) {           \
-    const int64_t m = pl->m, n = pl->n, k = pl->k;                                              \
-    const int64_t ars = pl->a.row_stride, acs = pl->a.col_stride;                               \
-    const int64_t brs = pl->b.row_stride, bcs = pl->b.col_stride;                               \
-    const int64_t crs = pl->c.row_stride, ccs = pl->c.col_stride;                               \
-    const int form = bmm__cpu_dot_form(pl), nt = bmm__cpu_stream_c(pl);                         \
-    int64_t bi, i, j, l, t;                                                                     \
-    T acc[BMM__CPU_CHUNK];                                                                      \
-    for (bi = b0; bi < b1; ++bi) {                                                              \
-      const T *A, *B;                                                                           \
-      T *C;                                                                                     \
-      BMM__CPU_PTRS(T, pl, bi, A, B, C);                                                        \
-      if (form == BMM__DOT_FORM_ROWS) {                                                         \
-        for (i = 0; i < m; ++i)                                                                 \
-          for (j = 0; j < n; j += BMM__CPU_CHUNK) {                                             \
-            const int64_t jn = n - j < BMM__CPU_CHUNK ? n - j : BMM__CPU_CHUNK;                 \
-            for (t = 0; t < jn; ++t)                                                            \
-              acc[t] = 0;                                                                       \
-            for (l = 0; l < k; ++l) {                                                           \
-              const T a = A[i * ars + l * acs];                                                 \
-              const T *BMM__RESTRICT br = B + l * brs + j;                                      \
-              for (t = 0; t < jn; ++t)                                                          \
-                acc[t] = BMM__FMA_##name(a, br[t], acc[t]);                                     \
-            }                                                                                   \
-            BMM__CPU_STORE(T, pl, C + i * crs + j * ccs, ccs, acc, jn, j, 1, nt);               \
-          }                                                                                     \
-      } else if (form == BMM__DOT_FORM_COLS) {                                                  \
-        for (j = 0; j < n; ++j)                                                                 \
-          for (i = 0; i < m; i += BMM__CPU_CHUNK) {                                             \
-            const int64_t in = m - i < BMM__CPU_CHUNK ? m - i : BMM__CPU_CHUNK;                 \
-            for (t = 0; t < in; ++t)                                                            \
-              acc[t] = 0;                                                                       \
-            for (l = 0; l < k; ++l) {                                                           \
-              const T b = B[l * brs + j * bcs];                                                 \
-              const T *BMM__RESTRICT ac = A + i + l * acs;                                      \
-              for (t = 0; t < in; ++t)                                                          \
-                acc[t] = BMM__FMA_##name(ac[t], b, acc[t]);                                     \
-            }                                                                                   \
-            BMM__CPU_STORE(T, pl, C + i * crs + j * ccs, crs, acc, in, j, 0, nt);               \
-          }                                                                                     \
-      } else if (form == BMM__DOT_FORM_DOT) {                                                   \
-        for (i = 0; i < m; ++i)                                                                 \
-          for (j = 0; j < n; ++j) {                                                             \
-            acc[0] = bmm__cpu_dotp_##name(A + i * ars, 1, B + j * bcs, 1, k);                   \
-            BMM__CPU_STORE(T, pl, C + i * crs + j * ccs, 1, acc, 1, j, 0, nt);                  \
-          }                                                                                     \
-      } else {                                                                                  \
-        for (i = 0; i < m; ++i)                                                                 \
-          for (j = 0; j < n; ++j) {                                                             \
-            const T *ar = A + i * ars, *bc = B + j * bcs;                                       \
-            T s0 = 0, s1 = 0;                                                                   \
-            for (l = 0; l + 2 <= k; l += 2) {                                                   \
-              s0 = BMM__FMA_##name(ar[l * acs], bc[l * brs], s0);                               \
-              s1 = BMM__FMA_##name(ar[(l + 1) * acs], bc[(l + 1) * brs], s1);                   \
-            }                                                                                   \
-            if (l < k) s0 = BMM__FMA_##name(ar[l * acs], bc[l * brs], s0);                      \
-            acc[0] = s0 + s1;                                                                   \
-            BMM__CPU_STORE(T, pl, C + i * crs + j * ccs, 1, acc, 1, j, 0, nt);                  \
-          }                                                                                     \
-      }                                                                                         \
-    }                                                                                           \
-  }
-BMM_DTYPES(BMM__CPU_DOT)
-#undef BMM__CPU_DOT
-
-/* GCC vector extensions keep each sum in one register (plain C arrays of sums
-   are left in memory by gcc 12 at -O3, 5-20 GFLOP/s); BMM_CPU_PORTABLE or
-   another compiler gets the plain C tile. ISO C mode disables contraction,
-   so the tile asks for it: one fused multiply-add per term, as BMM__FMA. */
+/* ---- vectors: GCC vector extensions, one set of types per dtype name ------
+   They keep each sum in one register (plain C arrays of sums are left in
+   memory by gcc 12 at -O3); BMM_CPU_PORTABLE or another compiler gets the
+   plain C kernels. ISO C mode disables contraction, so the vector kernels ask
+   for it (BMM__VEXT_ATTR): one fused multiply-add per term, as BMM__FMA. */
 #if defined(__GNUC__) && !defined(__CUDACC__) && !defined(BMM_CPU_PORTABLE)
 #define BMM__CPU_VEXT 1
 typedef float bmm__vec_f32 __attribute__((vector_size(BMM__CPU_VBYTES)));
@@ -450,13 +163,9 @@ typedef double bmm__vec_f64 __attribute__((vector_size(BMM__CPU_VBYTES)));
    on the dev VMs) */
 typedef float bmm__uvec_f32 __attribute__((vector_size(BMM__CPU_VBYTES), aligned(4), may_alias));
 typedef double bmm__uvec_f64 __attribute__((vector_size(BMM__CPU_VBYTES), aligned(8), may_alias));
-#define BMM__VLOAD(name, p) (*(const bmm__uvec_##name *)(const void *)(p))
-#define BMM__VSTORE(name, p, v) (*(bmm__uvec_##name *)(void *)(p) = (v))
-/* 16-byte views for the dot kernels (see BMM__CPU_SMALL_DOT) */
+/* 16-byte views for the dot and short-column kernels */
 typedef float bmm__v16_f32 __attribute__((vector_size(16), aligned(4), may_alias));
 typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alias));
-#define BMM__V16LOAD(name, p) (*(const bmm__v16_##name *)(const void *)(p))
-#define BMM__V16STORE(name, p, v) (*(bmm__v16_##name *)(void *)(p) = (v))
 #if defined(__clang__)
 #define BMM__VEXT_ATTR __attribute__((noinline))
 #else
@@ -501,26 +210,7 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
 #define BMM__VFMA_f32(a, x, r) ((r) = (a) * (x) + (r))
 #define BMM__VFMA_f64(a, x, r) ((r) = (a) * (x) + (r))
 #endif
-/* BMM__EPILOGUE on one vector x of sums, into r: W is V16 or V (the width, as
-   above), LD(name, p) its load, C's lanes at c (read if rc), bias lanes at bs
-   (NULL: none). */
-#define BMM__VEPILOGUE(W, LD, name, VT, rc, al, be, c, bs, x, r) \
-  do {                                                           \
-    if (!(rc) && !(bs)) {                                        \
-      (r) = (al) * (x);                                          \
-    } else {                                                     \
-      (r) = -(VT){0}; /* -0.0, the identity of + */              \
-      if (bs) (r) = LD(name, bs);                                \
-      if (rc) BMM__##W##FMA_##name(be, LD(name, c), r);          \
-      BMM__##W##FMA_##name(al, x, r);                            \
-    }                                                            \
-  } while (0)
-/* A vector store to C (W: V16 or V, as above), streamed where nt says:
-   0 never, 1 where p is aligned to the vector, 2 also in 16-byte pieces where
-   p is only 16-byte aligned (C of a malloc'd array lies 16 bytes off a 64-byte
-   line). The pieces cost a store each: they pay in cpu_small's tiny,
-   memory-bound products (8^3 f64 at 16 bytes off, 35 -> 43 GB/s), not in
-   cpu_blocked's (32^3 f64 19 -> 17, 24^3 23 -> 17). */
+/* non-temporal vector stores, by width (the bits of any element type) */
 #if BMM__CPU_NT
 #define BMM__NTSTORE_V16(p, v) _mm_stream_si128((__m128i *)(void *)(p), (__m128i)(v))
 #if BMM__CPU_VBYTES == 64
@@ -530,25 +220,37 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
 #else
 #define BMM__NTSTORE_V(p, v) BMM__NTSTORE_V16(p, v)
 #endif
-#define BMM__VSTORE_C(W, name, nt, p, v)                                          \
-  do {                                                                            \
-    const uintptr_t bmm__a = (uintptr_t)(const void *)(p);                        \
-    int bmm__q;                                                                   \
-    if ((nt) > 0 && (bmm__a & (sizeof(v) - 1)) == 0) {                            \
-      BMM__NTSTORE_##W(p, v);                                                     \
-    } else if ((nt) < 2 || (bmm__a & 15) != 0) {                                  \
-      BMM__##W##STORE(name, p, v);                                                \
-    } else {                                                                      \
-      for (bmm__q = 0; bmm__q < (int)(sizeof(v) / 16); ++bmm__q) {                \
-        __m128i bmm__x;                                                           \
-        memcpy(&bmm__x, (const char *)&(v) + 16 * bmm__q, 16);                    \
-        _mm_stream_si128((__m128i *)(void *)((char *)(p) + 16 * bmm__q), bmm__x); \
-      }                                                                           \
-    }                                                                             \
-  } while (0)
-#else
-#define BMM__VSTORE_C(W, name, nt, p, v) BMM__##W##STORE(name, p, v)
 #endif
+/* r[i] = lane sum of s[i], i < 4: pairs of lanes, then pairs of pairs (older
+   gcc, without __builtin_shufflevector: the same sums lane by lane) */
+BMM__INLINE void bmm__hsum_f32(const bmm__v16_f32 *s, float *r) {
+#if defined(__clang__) || __GNUC__ >= 12
+  const bmm__v16_f32 p0 = __builtin_shufflevector(s[0], s[1], 0, 2, 4, 6) +
+                          __builtin_shufflevector(s[0], s[1], 1, 3, 5, 7);
+  const bmm__v16_f32 p1 = __builtin_shufflevector(s[2], s[3], 0, 2, 4, 6) +
+                          __builtin_shufflevector(s[2], s[3], 1, 3, 5, 7);
+  const bmm__v16_f32 q =
+      __builtin_shufflevector(p0, p1, 0, 2, 4, 6) + __builtin_shufflevector(p0, p1, 1, 3, 5, 7);
+  r[0] = q[0], r[1] = q[1], r[2] = q[2], r[3] = q[3];
+#else
+  int i;
+  for (i = 0; i < 4; ++i)
+    r[i] = (s[i][0] + s[i][1]) + (s[i][2] + s[i][3]);
+#endif
+}
+BMM__INLINE void bmm__hsum_f64(const bmm__v16_f64 *s, double *r) {
+#if defined(__clang__) || __GNUC__ >= 12
+  const bmm__v16_f64 p0 =
+      __builtin_shufflevector(s[0], s[1], 0, 2) + __builtin_shufflevector(s[0], s[1], 1, 3);
+  const bmm__v16_f64 p1 =
+      __builtin_shufflevector(s[2], s[3], 0, 2) + __builtin_shufflevector(s[2], s[3], 1, 3);
+  r[0] = p0[0], r[1] = p0[1], r[2] = p1[0], r[3] = p1[1];
+#else
+  int i;
+  for (i = 0; i < 4; ++i)
+    r[i] = s[i][0] + s[i][1];
+#endif
+}
 #else
 #define BMM__CPU_VEXT 0
 #define BMM__VEXT_ATTR
@@ -556,9 +258,8 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
 
 /* Entries of [b0, b0 + len*S) are visited as S interleaved sub-ranges, the
    rest in order: several sequential streams per thread keep more hardware
-   prefetchers busy (a pure 2-thread read on the dev VM, 2026-11-23: 21 GB/s as
-   one stream per thread, 25-30 GB/s as 4-6). Entries are independent, so the
-   order changes no bits. */
+   prefetchers busy (bench/notes/cpu.md, "prefetch streams"). Entries are
+   independent, so the order changes no bits. */
 #ifndef BMM__CPU_STREAMS
 #define BMM__CPU_STREAMS 4
 #endif
@@ -567,427 +268,57 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
        ? (b0) + ((st) % BMM__CPU_STREAMS) * (len) + (st) / BMM__CPU_STREAMS \
        : (b0) + (st))
 
-/* ---- cpu_small: fixed-size register micro-kernels -------------------------
-   Packed row-major entries (A batch stride m*k, B k*n or 0, C m*n). Each
-   kernel has m, n and (where listed) k as constants, so the compiler unrolls
-   and keeps the whole result tile in registers. Two forms: DOT (n == 1, m <= 4
-   dot products over contiguous k) and AXPY (C tile += column of A times row of
-   B, the tile vectorised over n). A K of `kk` is the run-time k. */
-#if BMM__CPU_VEXT
-/* Per row of A: two 16-byte sums over 2-vector steps, one more vector step if
-   it fits, scalars for the rest; the rows' lane sums in horizontal adds. On
-   the AVX2 dev VM (gcc 12, znver1 tuning) this is 1.2-2.8x the scalar-lane
-   form below at every K of 5..50 (f32 in L2: 3x1x20 9 ns per entry vs 25; the
-   lane form is worst at K 16..23); wider vectors were slower there. */
-#if defined(__clang__) || __GNUC__ >= 12
-/* r[i] = lane sum of s[i], i < 4: pairs of lanes, then pairs of pairs */
-#define BMM__HSUM_f32(s, r)                                                                        \
-  do {                                                                                             \
-    const bmm__v16_f32 p0 = __builtin_shufflevector(s[0], s[1], 0, 2, 4, 6) +                      \
-                            __builtin_shufflevector(s[0], s[1], 1, 3, 5, 7);                       \
-    const bmm__v16_f32 p1 = __builtin_shufflevector(s[2], s[3], 0, 2, 4, 6) +                      \
-                            __builtin_shufflevector(s[2], s[3], 1, 3, 5, 7);                       \
-    const bmm__v16_f32 q =                                                                         \
-        __builtin_shufflevector(p0, p1, 0, 2, 4, 6) + __builtin_shufflevector(p0, p1, 1, 3, 5, 7); \
-    r[0] = q[0], r[1] = q[1], r[2] = q[2], r[3] = q[3];                                            \
-  } while (0)
-#define BMM__HSUM_f64(s, r)                                                                    \
-  do {                                                                                         \
-    const bmm__v16_f64 p0 =                                                                    \
-        __builtin_shufflevector(s[0], s[1], 0, 2) + __builtin_shufflevector(s[0], s[1], 1, 3); \
-    const bmm__v16_f64 p1 =                                                                    \
-        __builtin_shufflevector(s[2], s[3], 0, 2) + __builtin_shufflevector(s[2], s[3], 1, 3); \
-    r[0] = p0[0], r[1] = p0[1], r[2] = p1[0], r[3] = p1[1];                                    \
-  } while (0)
-#else
-/* older gcc: no __builtin_shufflevector; the same sums lane by lane */
-#define BMM__HSUM_f32(s, r)                                  \
-  do {                                                       \
-    int i_;                                                  \
-    for (i_ = 0; i_ < 4; ++i_)                               \
-      r[i_] = (s[i_][0] + s[i_][1]) + (s[i_][2] + s[i_][3]); \
-  } while (0)
-#define BMM__HSUM_f64(s, r)        \
-  do {                             \
-    int i_;                        \
-    for (i_ = 0; i_ < 4; ++i_)     \
-      r[i_] = s[i_][0] + s[i_][1]; \
-  } while (0)
-#endif
-/* One batch entry bi; M <= 4 (the DOT list's shapes). */
-#define BMM__CPU_DOT_ENTRY(name, T, M, K, bi)                                   \
-  do {                                                                          \
-    const T *BMM__RESTRICT A = (const T *)pl->a.ptr + (bi)*sa;                  \
-    const T *BMM__RESTRICT B = (const T *)pl->b.ptr + (bi)*sb;                  \
-    T *BMM__RESTRICT C = (T *)pl->c.ptr + (bi)*sc;                              \
-    bmm__v16_##name s[4];                                                       \
-    T t[4], acc[4];                                                             \
-    int64_t i, l;                                                               \
-    for (i = 0; i < 4; ++i) {                                                   \
-      bmm__v16_##name s0 = {0}, s1 = {0};                                       \
-      t[i] = 0;                                                                 \
-      if (i < M) {                                                              \
-        const T *BMM__RESTRICT ar = A + i * (K);                                \
-        for (l = 0; l + 2 * V <= (K); l += 2 * V) {                             \
-          s0 += BMM__V16LOAD(name, ar + l) * BMM__V16LOAD(name, B + l);         \
-          s1 += BMM__V16LOAD(name, ar + l + V) * BMM__V16LOAD(name, B + l + V); \
-        }                                                                       \
-        if ((K)-l >= V) {                                                       \
-          s0 += BMM__V16LOAD(name, ar + l) * BMM__V16LOAD(name, B + l);         \
-          l += V;                                                               \
-        }                                                                       \
-        for (; l < (K); ++l)                                                    \
-          t[i] = BMM__FMA_##name(ar[l], B[l], t[i]);                            \
-        if ((K) >= 2 * V) s0 += s1;                                             \
-      }                                                                         \
-      s[i] = s0;                                                                \
-    }                                                                           \
-    BMM__HSUM_##name(s, acc);                                                   \
-    for (i = 0; i < M; ++i)                                                     \
-      acc[i] += t[i];                                                           \
-    BMM__CPU_STORE(T, pl, C, 1, acc, M, 0, 0, nt);                              \
-  } while (0)
-#define BMM__CPU_SMALL_DOT(name, T, M, N, K, TAG)                                     \
-  static BMM__VEXT_ATTR void bmm__cpu_small_##name##_DOT##M##x##N##x##TAG(            \
-      const bmm_plan *pl, int64_t b0, int64_t b1) {                                   \
-    enum { V = 16 / (int)sizeof(T), M_AT_MOST_4 = 1 / ((M) <= 4) };                   \
-    const int64_t kk = pl->k, sa = pl->a.batch_stride[0], sb = pl->b.batch_stride[0]; \
-    const int64_t sc = pl->c.batch_stride[0];                                         \
-    const int64_t len = (b1 - b0) / BMM__CPU_STREAMS;                                 \
-    const int nt = bmm__cpu_stream_c(pl);                                             \
-    int64_t u, q;                                                                     \
-    (void)kk;                                                                         \
-    for (u = 0; u < len; ++u)                                                         \
-      for (q = 0; q < BMM__CPU_STREAMS; ++q)                                          \
-        BMM__CPU_DOT_ENTRY(name, T, M, K, b0 + q * len + u);                          \
-    for (u = b0 + BMM__CPU_STREAMS * len; u < b1; ++u)                                \
-      BMM__CPU_DOT_ENTRY(name, T, M, K, u);                                           \
-  }
-#else
-#define BMM__CPU_SMALL_DOT(name, T, M, N, K, TAG)                                          \
-  static void bmm__cpu_small_##name##_DOT##M##x##N##x##TAG(const bmm_plan *pl, int64_t b0, \
-                                                           int64_t b1) {                   \
-    const int64_t kk = pl->k, sa = pl->a.batch_stride[0], sb = pl->b.batch_stride[0];      \
-    const int64_t sc = pl->c.batch_stride[0];                                              \
-    int64_t st, bi, i, l, v, w;                                                            \
-    const int64_t len = (b1 - b0) / BMM__CPU_STREAMS;                                      \
-    (void)kk;                                                                              \
-    for (st = 0; st < b1 - b0; ++st) {                                                     \
-      bi = BMM__CPU_STREAM_AT(b0, len, st);                                                \
-      const T *BMM__RESTRICT A = (const T *)pl->a.ptr + bi * sa;                           \
-      const T *BMM__RESTRICT B = (const T *)pl->b.ptr + bi * sb;                           \
-      T *BMM__RESTRICT C = (T *)pl->c.ptr + bi * sc;                                       \
-      T acc[M], s[M][BMM__CPU_DOT_W], t[M];                                                \
-      for (i = 0; i < M; ++i) {                                                            \
-        t[i] = 0;                                                                          \
-        for (v = 0; v < BMM__CPU_DOT_W; ++v)                                               \
-          s[i][v] = 0;                                                                     \
-      }                                                                                    \
-      for (l = 0; l + BMM__CPU_DOT_W <= (K); l += BMM__CPU_DOT_W)                          \
-        for (i = 0; i < M; ++i)                                                            \
-          for (v = 0; v < BMM__CPU_DOT_W; ++v)                                             \
-            s[i][v] = BMM__FMA_##name(A[i * (K) + l + v], B[l + v], s[i][v]);              \
-      for (; l < (K); ++l)                                                                 \
-        for (i = 0; i < M; ++i)                                                            \
-          t[i] = BMM__FMA_##name(A[i * (K) + l], B[l], t[i]);                              \
-      for (i = 0; i < M; ++i) {                                                            \
-        for (w = BMM__CPU_DOT_W / 2; w > 0; w /= 2)                                        \
-          for (v = 0; v < w; ++v)                                                          \
-            s[i][v] += s[i][v + w];                                                        \
-        acc[i] = s[i][0] + t[i];                                                           \
-      }                                                                                    \
-      BMM__CPU_STORE(T, pl, C, 1, acc, M, 0, 0, 0);                                        \
-    }                                                                                      \
-  }
-#endif
-
-/* AXPY: C tile += column of A times row of B. With vector extensions, where a
-   row of C is whole vectors and the M x N/V tile of sums leaves 4 of the
-   target's vector registers free, the sums are named vectors times a broadcast
-   of A: the widest vectors (BMM__CPU_VBYTES) where they fit, else 16-byte ones
-   (AVX-512: f32 16x16 and f64 8x8 in 64 bytes; f32 4x4, 8x8 and f64 2x2, 4x4,
-   6x6 in 16. AVX2: f32 8x8, f64 4x4 in 32; f32 4x4, f64 2x2 in 16). Elsewhere
-   plain loops left to the vectoriser (f32 8x8 in 16-byte vectors spills its
-   16 sums with 16 registers and was slower). Dev VM 2026-11-23 (AVX2), 2
-   threads, bench_cpu GB/s in L2 (--mb 2): 4x4x4 f32 21 -> 32, f64 27 -> 47,
-   4x4x9 f32 19-26 -> 28; in memory (--mb 64) at the memory rate before and
-   after (16-18 -> 18-20). Dev VM 2026-11-24 (Zen 4, AVX-512), --mb 4 / --mb
-   256: 8x8x8 f32 32-33 -> 62-65 / 28-31 -> 34-60, with shared B and bias 18
-   -> 42-43 / 12-15 -> 36-37; 6x6x6 f64 37-38 -> 56-57 / 32-35 -> 40-54;
-   16x16x16 f32 29-35 -> 76 / 22-24 -> 22-28, with shared B and bias 22 -> 50
-   / 24 -> 31-32; 8x8x8 f64 44-54 -> 131 / 35-36 -> 27-36 (memory-bound
-   there). Every element is the same chain of FMAs over l either way. */
-#if BMM__CPU_VEXT
-#define BMM__AXPY_ATTR BMM__VEXT_ATTR
-/* the tile fits vectors of VB bytes: rows of whole vectors, sums in all but
-   4 of the registers */
-#define BMM__AXPY_FITS(T, M, N, VB) \
-  ((N) % ((VB) / (int)sizeof(T)) == 0 && (M) * (N) * (int)sizeof(T) <= (VB) * (BMM__CPU_VREGS - 4))
-/* the tile in named vectors of type VT (VB bytes; loads LD, stores ST, width
-   W for BMM__VEPILOGUE); uses BMM__CPU_AXPY_ENTRY's A, B, C, i, j, l */
-#define BMM__CPU_AXPY_VBODY(name, T, M, N, K, VT, VB, LD, W)                             \
-  do {                                                                                   \
-    enum { V = (VB) / (int)sizeof(T), NV = (N) / V > 0 ? (N) / V : 1 };                  \
-    VT vs[M][NV], bv[NV];                                                                \
-    /* plan fields read once: stores to C may alias *pl for the compiler */              \
-    const T al = (T)pl->alpha, be = (T)pl->beta, *bias = (const T *)pl->bias;            \
-    const int rc = pl->read_c;                                                           \
-    for (i = 0; i < M; ++i)                                                              \
-      for (j = 0; j < NV; ++j)                                                           \
-        vs[i][j] = (VT){0};                                                              \
-    for (l = 0; l < (K); ++l) {                                                          \
-      for (j = 0; j < NV; ++j)                                                           \
-        bv[j] = LD(name, B + l * N + j * V);                                             \
-      for (i = 0; i < M; ++i) {                                                          \
-        const T a = A[i * (K) + l];                                                      \
-        for (j = 0; j < NV; ++j)                                                         \
-          vs[i][j] += a * bv[j];                                                         \
-      }                                                                                  \
-    }                                                                                    \
-    for (i = 0; i < M; ++i)                                                              \
-      for (j = 0; j < NV; ++j) {                                                         \
-        const T *bs = bias ? bias + j * V : NULL;                                        \
-        VT r;                                                                            \
-        BMM__VEPILOGUE(W, LD, name, VT, rc, al, be, C + i * N + j * V, bs, vs[i][j], r); \
-        BMM__VSTORE_C(W, name, 2 * nt, C + i * N + j * V, r);                            \
-      }                                                                                  \
-  } while (0)
-#else
-#define BMM__AXPY_ATTR
-#define BMM__AXPY_FITS(T, M, N, VB) 0
-#define BMM__CPU_AXPY_VBODY(name, T, M, N, K, VT, VB, LD, W) ((void)0)
-#endif
-#define BMM__CPU_AXPY_ENTRY(name, T, M, N, K, bi)                                             \
-  do {                                                                                        \
-    const T *BMM__RESTRICT A = (const T *)pl->a.ptr + (bi)*sa;                                \
-    const T *BMM__RESTRICT B = (const T *)pl->b.ptr + (bi)*sb;                                \
-    T *BMM__RESTRICT C = (T *)pl->c.ptr + (bi)*sc;                                            \
-    int64_t i, j, l;                                                                          \
-    if (BMM__AXPY_FITS(T, M, N, BMM__CPU_VBYTES)) {                                           \
-      BMM__CPU_AXPY_VBODY(name, T, M, N, K, bmm__vec_##name, BMM__CPU_VBYTES, BMM__VLOAD, V); \
-    } else if (BMM__AXPY_FITS(T, M, N, 16)) {                                                 \
-      BMM__CPU_AXPY_VBODY(name, T, M, N, K, bmm__v16_##name, 16, BMM__V16LOAD, V16);          \
-    } else {                                                                                  \
-      T acc[M][N];                                                                            \
-      for (i = 0; i < M; ++i)                                                                 \
-        for (j = 0; j < N; ++j)                                                               \
-          acc[i][j] = 0;                                                                      \
-      for (l = 0; l < (K); ++l)                                                               \
-        for (i = 0; i < M; ++i) {                                                             \
-          const T a = A[i * (K) + l];                                                         \
-          for (j = 0; j < N; ++j)                                                             \
-            acc[i][j] = BMM__FMA_##name(a, B[l * N + j], acc[i][j]);                          \
-        }                                                                                     \
-      for (i = 0; i < M; ++i)                                                                 \
-        BMM__CPU_STORE(T, pl, C + i * N, 1, acc[i], N, 0, 1, nt);                             \
-    }                                                                                         \
-  } while (0)
-/* One copy of the entry's code, reached through BMM__CPU_STREAM_AT. A second
-   copy for the tail (as the dot kernels have) once made bits depend on the
-   thread split: gcc contracted the epilogue differently in the two copies (7^3
-   f32 with beta and bias). The epilogue now leaves nothing to contract
-   (BMM__FMA_T); one copy stays (less code). */
-#define BMM__CPU_SMALL_AXPY(name, T, M, N, K, TAG)                                    \
-  static BMM__AXPY_ATTR void bmm__cpu_small_##name##_AXPY##M##x##N##x##TAG(           \
-      const bmm_plan *pl, int64_t b0, int64_t b1) {                                   \
-    const int64_t kk = pl->k, sa = pl->a.batch_stride[0], sb = pl->b.batch_stride[0]; \
-    const int64_t sc = pl->c.batch_stride[0];                                         \
-    const int64_t len = (b1 - b0) / BMM__CPU_STREAMS;                                 \
-    const int nt = bmm__cpu_stream_c(pl);                                             \
-    int64_t st;                                                                       \
-    (void)kk;                                                                         \
-    for (st = 0; st < b1 - b0; ++st)                                                  \
-      BMM__CPU_AXPY_ENTRY(name, T, M, N, K, BMM__CPU_STREAM_AT(b0, len, st));         \
-  }
-
-/* X(name, T, FORM, M, N, K, TAG): constant-k kernels before the run-time-k
-   kernel of the same shape (the dispatcher takes the first match). */
+/* ---- the fixed-size kernels: size lists ------------------------------------
+   cpu_small: packed row-major entries (A batch stride m*k, B k*n or 0, C m*n).
+   Each kernel has m, n and (where K != 0) k as constants, so the compiler
+   unrolls and keeps the whole result tile in registers. Two forms: dot (n ==
+   1, m <= 4 dot products over contiguous k) and axpy (C tile += column of A
+   times row of B, the tile vectorised over n). K = 0: the run-time k.
+   X(FORM, M, N, K, SUFFIX); bmm__cpu_pick takes the first match, so
+   constant-k kernels come before the run-time-k kernel of the same shape. */
 // clang-format off
-#define BMM__CPU_SMALL_KERNELS(X, name, T)                                                     \
-  BMM__CPU_SMALL_SEED_KS(X, name, T, 3)                                                        \
-  BMM__CPU_SMALL_SHORT_KS(X, name, T, 3)                                                       \
-  X(name, T, DOT, 1, 1, kk, k) X(name, T, DOT, 2, 1, kk, k) X(name, T, DOT, 3, 1, kk, k)       \
-  X(name, T, DOT, 4, 1, kk, k)                                                                 \
-  X(name, T, AXPY, 2, 2, 2, 2) X(name, T, AXPY, 3, 3, 3, 3) X(name, T, AXPY, 4, 4, 4, 4)       \
-  X(name, T, AXPY, 5, 5, 5, 5) X(name, T, AXPY, 6, 6, 6, 6) X(name, T, AXPY, 7, 7, 7, 7)       \
-  X(name, T, AXPY, 8, 8, 8, 8) X(name, T, AXPY, 9, 9, 9, 9) X(name, T, AXPY, 10, 10, 10, 10)   \
-  X(name, T, AXPY, 11, 11, 11, 11) X(name, T, AXPY, 12, 12, 12, 12)                            \
-  X(name, T, AXPY, 13, 13, 13, 13) X(name, T, AXPY, 14, 14, 14, 14)                            \
-  X(name, T, AXPY, 15, 15, 15, 15) X(name, T, AXPY, 16, 16, 16, 16)                            \
-  X(name, T, AXPY, 2, 2, kk, k) X(name, T, AXPY, 3, 3, kk, k) X(name, T, AXPY, 4, 4, kk, k)
+/* the seed's k = 5..50 for 3 x 1 products (cpu_small dot, cpu_dot col) */
+#define BMM__CPU_SEED_KS(X, FORM)                                                                 \
+  X(FORM, 3, 1, 5, 3x1_k5) X(FORM, 3, 1, 10, 3x1_k10) X(FORM, 3, 1, 15, 3x1_k15)                  \
+  X(FORM, 3, 1, 20, 3x1_k20) X(FORM, 3, 1, 25, 3x1_k25) X(FORM, 3, 1, 30, 3x1_k30)                \
+  X(FORM, 3, 1, 35, 3x1_k35) X(FORM, 3, 1, 40, 3x1_k40) X(FORM, 3, 1, 45, 3x1_k45)                \
+  X(FORM, 3, 1, 50, 3x1_k50)
+/* The other k < 16 of 3 x 1 (dot only): the run-time-k kernel spends short
+   rows in its scalar tail and branches (bench/notes/cpu.md, "short k"). */
+#define BMM__CPU_SHORT_KS(X)                                                                      \
+  X(dot, 3, 1, 2, 3x1_k2) X(dot, 3, 1, 3, 3x1_k3) X(dot, 3, 1, 4, 3x1_k4)                         \
+  X(dot, 3, 1, 6, 3x1_k6) X(dot, 3, 1, 7, 3x1_k7) X(dot, 3, 1, 8, 3x1_k8)                         \
+  X(dot, 3, 1, 9, 3x1_k9) X(dot, 3, 1, 11, 3x1_k11) X(dot, 3, 1, 12, 3x1_k12)                     \
+  X(dot, 3, 1, 13, 3x1_k13) X(dot, 3, 1, 14, 3x1_k14)
+#define BMM__CPU_SMALL_SHAPES(X)                                                                  \
+  BMM__CPU_SEED_KS(X, dot) BMM__CPU_SHORT_KS(X)                                                   \
+  X(dot, 1, 1, 0, 1x1_kany) X(dot, 2, 1, 0, 2x1_kany) X(dot, 3, 1, 0, 3x1_kany)                   \
+  X(dot, 4, 1, 0, 4x1_kany)                                                                       \
+  X(axpy, 2, 2, 2, 2x2_k2) X(axpy, 3, 3, 3, 3x3_k3) X(axpy, 4, 4, 4, 4x4_k4)                      \
+  X(axpy, 5, 5, 5, 5x5_k5) X(axpy, 6, 6, 6, 6x6_k6) X(axpy, 7, 7, 7, 7x7_k7)                      \
+  X(axpy, 8, 8, 8, 8x8_k8) X(axpy, 9, 9, 9, 9x9_k9) X(axpy, 10, 10, 10, 10x10_k10)                \
+  X(axpy, 11, 11, 11, 11x11_k11) X(axpy, 12, 12, 12, 12x12_k12) X(axpy, 13, 13, 13, 13x13_k13)    \
+  X(axpy, 14, 14, 14, 14x14_k14) X(axpy, 15, 15, 15, 15x15_k15) X(axpy, 16, 16, 16, 16x16_k16)    \
+  X(axpy, 2, 2, 0, 2x2_kany) X(axpy, 3, 3, 0, 3x3_kany) X(axpy, 4, 4, 0, 4x4_kany)
+/* cpu_dot's short-column kernels (col_a: m = 2..4 rows of A stored as
+   columns). N = 1: packed entries (acs = m, n = 1, b contiguous); N = 0: any
+   strides and n. */
+#define BMM__CPU_COL_SHAPES(X)                                                                    \
+  BMM__CPU_SEED_KS(X, col)                                                                        \
+  X(col, 2, 1, 0, 2x1_kany) X(col, 3, 1, 0, 3x1_kany) X(col, 4, 1, 0, 4x1_kany)                   \
+  X(col, 2, 0, 0, 2xn_kany) X(col, 3, 0, 0, 3xn_kany) X(col, 4, 0, 0, 4xn_kany)
 // clang-format on
 
-/* The seed's k = 5..50 for m x 1 products. */
-#define BMM__CPU_SMALL_SEED_KS(X, name, T, M) \
-  X(name, T, DOT, M, 1, 5, 5)                 \
-  X(name, T, DOT, M, 1, 10, 10)               \
-  X(name, T, DOT, M, 1, 15, 15)               \
-  X(name, T, DOT, M, 1, 20, 20)               \
-  X(name, T, DOT, M, 1, 25, 25)               \
-  X(name, T, DOT, M, 1, 30, 30)               \
-  X(name, T, DOT, M, 1, 35, 35)               \
-  X(name, T, DOT, M, 1, 40, 40) X(name, T, DOT, M, 1, 45, 45) X(name, T, DOT, M, 1, 50, 50)
-/* The other k < 16 of m x 1 (DOT only): the run-time-k kernel spends short
-   rows in its scalar tail and branches (`ninja demo`, Zen 4 VM 2026-11-24,
-   batch 10^6 f32: k = 6..9 and 11..14 at 34-85% of copy beside 105-139% at
-   k = 5 and 10; from k = 16 on it kept pace). */
-// clang-format off
-#define BMM__CPU_SMALL_SHORT_KS(X, name, T, M)                                              \
-  X(name, T, DOT, M, 1, 2, 2) X(name, T, DOT, M, 1, 3, 3) X(name, T, DOT, M, 1, 4, 4)       \
-  X(name, T, DOT, M, 1, 6, 6) X(name, T, DOT, M, 1, 7, 7) X(name, T, DOT, M, 1, 8, 8)       \
-  X(name, T, DOT, M, 1, 9, 9) X(name, T, DOT, M, 1, 11, 11) X(name, T, DOT, M, 1, 12, 12)   \
-  X(name, T, DOT, M, 1, 13, 13) X(name, T, DOT, M, 1, 14, 14)
-// clang-format on
-
-#define BMM__CPU_SMALL_DEF(name, T, FORM, M, N, K, TAG) BMM__CPU_SMALL_##FORM(name, T, M, N, K, TAG)
-#define BMM__CPU_SMALL_ALL(E, name, T, sz, ...) BMM__CPU_SMALL_KERNELS(BMM__CPU_SMALL_DEF, name, T)
-BMM_DTYPES(BMM__CPU_SMALL_ALL)
-#undef BMM__CPU_SMALL_ALL
-#undef BMM__CPU_AXPY_ENTRY
-#undef BMM__CPU_AXPY_VBODY
-#undef BMM__AXPY_ATTR
-#undef BMM__AXPY_FITS
-
-/* ---- cpu_dot, short columns: m = 2..4 rows of A stored as columns ---------
-   (a.row_stride 1, columns acs >= m apart: the col_a layout). cpu_dot's COLS
-   form has too few rows to vectorise, and its strided dot products ran at
-   37-62% of copy (seed_k25_col_a, AVX2 dev VM 2026-11-23). Here each column
-   of A is NV 16-byte loads times a broadcast of b, in four sums per vector
-   (an FMA's latency apart). A load covers up to NV*V - m elements past its
-   column, which lie inside the entry (acs >= m >= 2); those lanes are
-   dropped, and the last column is summed in scalars, so nothing past the
-   entry is read. Entries are walked as BMM__CPU_STREAMS interleaved
-   sub-ranges. Instances: N = 1 has packed entries (acs = m, n = 1, b
-   contiguous) and, for the seed's m = 3, constant k (in L2, 3x1x25 f32:
-   28 GB/s with every stride read from the plan, 36 packed, 45 packed with
-   k = 25); N = 0 takes any strides and n. */
-#if BMM__CPU_VEXT
-#define BMM__CPU_COLV_STEP(name, r)                                    \
-  if (l + 1 < k) {                                                     \
-    for (v = 0; v < NV; ++v)                                           \
-      s[r][v] += BMM__V16LOAD(name, A + l * acs + v * V) * b[l * brs]; \
-    ++l;                                                               \
-  }
-#define BMM__CPU_COLV_ENTRY(name, T, M, bi)                                              \
-  do {                                                                                   \
-    const T *BMM__RESTRICT A;                                                            \
-    const T *BMM__RESTRICT B;                                                            \
-    T *BMM__RESTRICT C;                                                                  \
-    int64_t j, l, v, r;                                                                  \
-    BMM__CPU_PTRS(T, pl, bi, A, B, C);                                                   \
-    for (j = 0; j < n; ++j) {                                                            \
-      const T *BMM__RESTRICT b = B + j * bcs;                                            \
-      bmm__v16_##name s[4][NV];                                                          \
-      T acc[NV * V];                                                                     \
-      for (r = 0; r < 4; ++r)                                                            \
-        for (v = 0; v < NV; ++v)                                                         \
-          s[r][v] = (bmm__v16_##name){0};                                                \
-      for (l = 0; l + 4 < k; l += 4) /* columns l..l+3 < k-1 */                          \
-        for (r = 0; r < 4; ++r)                                                          \
-          for (v = 0; v < NV; ++v)                                                       \
-            s[r][v] += BMM__V16LOAD(name, A + (l + r) * acs + v * V) * b[(l + r) * brs]; \
-      /* the rest but the last column (at most 3), sums named by constants */            \
-      BMM__CPU_COLV_STEP(name, 0);                                                       \
-      BMM__CPU_COLV_STEP(name, 1);                                                       \
-      BMM__CPU_COLV_STEP(name, 2);                                                       \
-      for (v = 0; v < NV; ++v)                                                           \
-        BMM__V16STORE(name, acc + v * V, (s[0][v] + s[1][v]) + (s[2][v] + s[3][v]));     \
-      for (v = 0; v < (M); ++v) /* l == k-1: the last column, in scalars */              \
-        acc[v] = BMM__FMA_##name(A[l * acs + v], b[l * brs], acc[v]);                    \
-      BMM__CPU_STORE(T, pl, C + j * ccs, crs, acc, M, j, 0, nt);                         \
-    }                                                                                    \
-  } while (0)
-#define BMM__CPU_COLV(name, T, FORM, M, N, K, TAG)                                              \
-  static BMM__VEXT_ATTR void bmm__cpu_colv_##name##_##M##x##N##x##TAG(const bmm_plan *pl,       \
-                                                                      int64_t b0, int64_t b1) { \
-    enum { V = 16 / (int)sizeof(T), NV = ((M) + V - 1) / V };                                   \
-    const int64_t kk = pl->k, k = (K), n = (N) ? 1 : pl->n;                                     \
-    const int64_t acs = (N) ? (M) : pl->a.col_stride, brs = (N) ? 1 : pl->b.row_stride;         \
-    const int64_t bcs = pl->b.col_stride, crs = pl->c.row_stride, ccs = pl->c.col_stride;       \
-    const int64_t len = (b1 - b0) / BMM__CPU_STREAMS;                                           \
-    const int nt = bmm__cpu_stream_c(pl);                                                       \
-    int64_t u, q;                                                                               \
-    (void)kk;                                                                                   \
-    for (u = 0; u < len; ++u)                                                                   \
-      for (q = 0; q < BMM__CPU_STREAMS; ++q)                                                    \
-        BMM__CPU_COLV_ENTRY(name, T, M, b0 + q * len + u);                                      \
-    for (u = b0 + BMM__CPU_STREAMS * len; u < b1; ++u)                                          \
-      BMM__CPU_COLV_ENTRY(name, T, M, u);                                                       \
-  }
-/* X(name, T, FORM, M, N, K, TAG), FORM unused; the first match is taken */
-// clang-format off
-#define BMM__CPU_COLV_KERNELS(X, name, T)                                                    \
-  BMM__CPU_SMALL_SEED_KS(X, name, T, 3)                                                      \
-  X(name, T, COL, 2, 1, kk, k) X(name, T, COL, 3, 1, kk, k) X(name, T, COL, 4, 1, kk, k)     \
-  X(name, T, COL, 2, 0, kk, k) X(name, T, COL, 3, 0, kk, k) X(name, T, COL, 4, 0, kk, k)
-// clang-format on
-#define BMM__CPU_COLV_ALL(E, name, T, sz, ...) BMM__CPU_COLV_KERNELS(BMM__CPU_COLV, name, T)
-BMM_DTYPES(BMM__CPU_COLV_ALL)
-#undef BMM__CPU_COLV_ALL
-#undef BMM__CPU_COLV
-#undef BMM__CPU_COLV_ENTRY
-#undef BMM__CPU_COLV_STEP
-
-/* Where the short-column kernels apply: A columns of m = 2..4 contiguous
-   rows, acs >= m apart, and the per-call form would otherwise be strided dot
-   products. The N = 1 instances also need packed columns, n = 1 and b
-   contiguous. */
-#define BMM__CPU_COLV_PICK(name, T, FORM, M, N, K, TAG) \
-  if (m == (M) && k == (K) && (!(N) || packed)) return bmm__cpu_colv_##name##_##M##x##N##x##TAG;
-#define BMM__CPU_COLV_SELECT(name)                                                      \
-  if (pl->a.row_stride == 1 && pl->m >= 2 && pl->m <= 4 && pl->a.col_stride >= pl->m && \
-      bmm__cpu_dot_form(pl) == BMM__DOT_FORM_STRIDED) {                                 \
-    const int64_t m = pl->m, k = pl->k, kk = pl->k;                                     \
-    const int packed = pl->a.col_stride == m && pl->n == 1 && pl->b.row_stride == 1;    \
-    (void)kk;                                                                           \
-    BMM__CPU_COLV_KERNELS(BMM__CPU_COLV_PICK, name, T)                                  \
-  }
-#else
-#define BMM__CPU_COLV_SELECT(name) (void)pl;
-#endif
-
-/* cpu_dot's kernel for a call: a short-column one where it applies, else the
-   general one. */
-#define BMM__CPU_DOT_SELECT(E, name, T, sz, ...)                                 \
-  static bmm__cpu_range_fn bmm__cpu_dot_select_##name(const bmm_plan *pl) { \
-    BMM__CPU_COLV_SELECT(name)                                              \
-    return bmm__cpu_dot_range_##name;                                       \
-  }
-BMM_DTYPES(BMM__CPU_DOT_SELECT)
-#undef BMM__CPU_DOT_SELECT
-#undef BMM__CPU_COLV_SELECT
-#undef BMM__CPU_COLV_PICK
-#undef BMM__CPU_COLV_KERNELS
-
-/* ---- cpu_blocked: an R x NV-vector register tile, B in place or packed ----
-   The tile holds R <= 6 rows by NV <= 2 vectors of C in named variables (with
-   AVX2: 12 sums, 2 rows of B and a broadcast fill the 16 ymm registers) and,
-   per step of k, reads NV contiguous vectors of one B row and one A element per
-   row. R and NV are constants of each instance: dead rows and vectors vanish,
-   so the bottom edge needs no copy and no padding. B is read where it lies when
-   its rows are contiguous and one entry's B stays in L1/L2 (no per-entry
-   packing: a 32^3 entry is then pure streaming); else NC x KC blocks of B are
-   packed into 2-vector panels. With packing and k > KC a unit holds MB rows'
-   sums over the KC blocks in scratch and applies the epilogue once, at the
-   last block (B is re-packed per MB rows, ~1/MB of the multiply-adds). */
-/* rows per tile: 2*MR vector sums + 2 of B + 1 of A in the register file
-   (16 registers: 6; AVX-512's 32: 8, so a 32-row C is 4 whole tiles, not 5
-   and a 2-row rest, and each B row loaded serves 8 rows: Zen 4 dev VM
-   2026-11-24, GFLOP/s in L2, 32^3 f64 88 -> 95, f32 167 -> 182, 128^3 f64
-   71-96 -> 107-112) */
+/* ---- cpu_blocked's constants ----------------------------------------------
+   rows per tile: 2*MR vector sums + 2 of B + 1 of A in the register file
+   (16 registers: 6; AVX-512's 32: 8, so a 32-row C is 4 whole tiles and each
+   B row loaded serves 8 rows; bench/notes/cpu.md, "blocked tile rows") */
 #if BMM__CPU_VREGS >= 32
 #define BMM__BLK_MR 8
-#define BMM__BLK_TILES_78(name, T) \
-  BMM__CPU_BLK_TILE(name, T, 7, 1) \
-  BMM__CPU_BLK_TILE(name, T, 7, 2) BMM__CPU_BLK_TILE(name, T, 8, 1) BMM__CPU_BLK_TILE(name, T, 8, 2)
-#define BMM__BLK_TABLE_78(name)                                 \
-  , {bmm__cpu_tile_##name##_7x1, bmm__cpu_tile_##name##_7x2}, { \
-    bmm__cpu_tile_##name##_8x1, bmm__cpu_tile_##name##_8x2      \
-  }
+#define BMM__BLK_TILE_ROWS(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8)
 #else
 #define BMM__BLK_MR 6
-#define BMM__BLK_TILES_78(name, T)
-#define BMM__BLK_TABLE_78(name)
+#define BMM__BLK_TILE_ROWS(X) X(1) X(2) X(3) X(4) X(5) X(6)
 #endif
 #define BMM__BLK_KC 256
 /* k*n*sizeof(T) up to which B is read in place (fits the 1-2 MiB L2) */
@@ -999,12 +330,12 @@ BMM_DTYPES(BMM__CPU_DOT_SELECT)
 #define BMM__BLK_FEW_UNITS 16
 /* Work units of a call: one per batch entry, NC-column block of C (B packed:
    the jc loop) and row block, so a small batch of big products still spreads
-   over the threads (5 square1024 f32 entries ran on 2 threads as 3 + 2 whole
-   entries at 0.82x NumPy's time, dev VM 2026-11-23). Row blocks are MB rows
-   when B is read in place; a packed unit packs its own B blocks, so there rows
-   are split only as far as needed for BMM__BLK_FEW_UNITS units, never below MB
-   (re-packing then costs ~1/MB of the multiply-adds). The split never changes
-   a result's bits: every element is the same tile sum whatever unit has it. */
+   over the threads (5 square1024 entries otherwise ran on 2 threads as 3 + 2
+   whole entries). Row blocks are MB rows when B is read in place; a packed
+   unit packs its own B blocks, so there rows are split only as far as needed
+   for BMM__BLK_FEW_UNITS units, never below MB (re-packing then costs ~1/MB
+   of the multiply-adds). The split never changes a result's bits: every
+   element is the same tile sum whatever unit has it. */
 static int bmm__cpu_blk_in_place(const bmm_plan *pl, int sz) {
   return pl->b.col_stride == 1 && (double)pl->k * (double)pl->n * sz <= BMM__BLK_INPLACE_BYTES;
 }
@@ -1015,7 +346,7 @@ static int64_t bmm__cpu_blk_rows(const bmm_plan *pl, int sz) {
   double units = (double)pl->batch * (double)bmm__cpu_blk_cblocks(pl, sz);
   int64_t want, rows;
   if (bmm__cpu_blk_in_place(pl, sz)) return BMM__BLK_MB;
-  if (pl->k > BMM__BLK_KC) return BMM__BLK_MB; /* the K sums of a unit's rows are held */
+  if (pl->k > BMM__BLK_KC) return BMM__BLK_MB; /* a unit holds its rows' sums over k */
   if (units >= BMM__BLK_FEW_UNITS) return pl->m > 0 ? pl->m : 1;
   want = (int64_t)((BMM__BLK_FEW_UNITS + units - 1) / units);
   rows = (pl->m + want - 1) / want;
@@ -1027,418 +358,267 @@ static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz) {
   return (pl->m + rows - 1) / rows * bmm__cpu_blk_cblocks(pl, sz);
 }
 
-/* Tile signature: sums over l < k of a[i*ars + l*acs] * b[l*brs + j] for
-   i < R, j < w (w <= NV vectors), written to out[i * 2 vectors + j]. */
-#define BMM__BLK_TILE_ARGS(T)                                                              \
-  int64_t k, const T *BMM__RESTRICT a, int64_t ars, int64_t acs, const T *BMM__RESTRICT b, \
-      int64_t brs, int64_t w, T *BMM__RESTRICT out
-
-#if BMM__CPU_VEXT
-#define BMM__BLK_ROW(i, T, R, NV)     \
-  if (R > i) {                        \
-    const T s = a[i * ars + l * acs]; \
-    c##i##0 += s * b0;                \
-    if (NV > 1) c##i##1 += s * b1;    \
-  }
-#define BMM__BLK_ROWS(T, R, NV) \
-  BMM__BLK_ROW(0, T, R, NV)     \
-  BMM__BLK_ROW(1, T, R, NV)     \
-  BMM__BLK_ROW(2, T, R, NV)     \
-  BMM__BLK_ROW(3, T, R, NV)     \
-  BMM__BLK_ROW(4, T, R, NV)     \
-  BMM__BLK_ROW(5, T, R, NV) BMM__BLK_ROW(6, T, R, NV) BMM__BLK_ROW(7, T, R, NV)
-#define BMM__BLK_OUT(i, name, R, NV)                               \
-  if (R > i) {                                                     \
-    BMM__VSTORE(name, out + i * 2 * VL, c##i##0);                  \
-    if (NV > 1) BMM__VSTORE(name, out + i * 2 * VL + VL, c##i##1); \
-  }
-#define BMM__CPU_BLK_TILE(name, T, R, NV)                                                     \
-  static BMM__VEXT_ATTR void bmm__cpu_tile_##name##_##R##x##NV(BMM__BLK_TILE_ARGS(T)) {       \
-    enum { VL = BMM__CPU_VBYTES / (int)sizeof(T) };                                           \
-    typedef bmm__vec_##name V;                                                                \
-    V c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0}, c30 = {0}, c31 = {0}; \
-    V c40 = {0}, c41 = {0}, c50 = {0}, c51 = {0}, c60 = {0}, c61 = {0}, c70 = {0}, c71 = {0}; \
-    V b0 = {0}, b1 = {0};                                                                     \
-    int64_t l, j;                                                                             \
-    if (w == NV * VL) {                                                                       \
-      for (l = 0; l < k; ++l) {                                                               \
-        b0 = BMM__VLOAD(name, b + l * brs);                                                   \
-        if (NV > 1) b1 = BMM__VLOAD(name, b + l * brs + VL);                                  \
-        BMM__BLK_ROWS(T, R, NV)                                                               \
-      }                                                                                       \
-    } else { /* right edge: the row of B into zeros, never read past w */                     \
-      T pad[2 * VL];                                                                          \
-      for (l = 0; l < k; ++l) {                                                               \
-        for (j = 0; j < 2 * VL; ++j)                                                          \
-          pad[j] = j < w ? b[l * brs + j] : (T)0;                                             \
-        b0 = BMM__VLOAD(name, pad);                                                           \
-        if (NV > 1) b1 = BMM__VLOAD(name, pad + VL);                                          \
-        BMM__BLK_ROWS(T, R, NV)                                                               \
-      }                                                                                       \
-    }                                                                                         \
-    BMM__BLK_OUT(0, name, R, NV)                                                              \
-    BMM__BLK_OUT(1, name, R, NV)                                                              \
-    BMM__BLK_OUT(2, name, R, NV)                                                              \
-    BMM__BLK_OUT(3, name, R, NV)                                                              \
-    BMM__BLK_OUT(4, name, R, NV)                                                              \
-    BMM__BLK_OUT(5, name, R, NV) BMM__BLK_OUT(6, name, R, NV) BMM__BLK_OUT(7, name, R, NV)    \
-  }
-#else
-#define BMM__CPU_BLK_TILE(name, T, R, NV)                                \
-  static void bmm__cpu_tile_##name##_##R##x##NV(BMM__BLK_TILE_ARGS(T)) { \
-    enum { VL = BMM__CPU_VBYTES / (int)sizeof(T) };                      \
-    T r[R][2 * VL];                                                      \
-    int64_t i, j, l;                                                     \
-    for (i = 0; i < R; ++i)                                              \
-      for (j = 0; j < w; ++j)                                            \
-        r[i][j] = 0;                                                     \
-    for (l = 0; l < k; ++l)                                              \
-      for (i = 0; i < R; ++i) {                                          \
-        const T s = a[i * ars + l * acs];                                \
-        for (j = 0; j < w; ++j)                                          \
-          r[i][j] = BMM__FMA_##name(s, b[l * brs + j], r[i][j]);         \
-      }                                                                  \
-    for (i = 0; i < R; ++i)                                              \
-      for (j = 0; j < w; ++j)                                            \
-        out[i * 2 * VL + j] = r[i][j];                                   \
-  }
-#endif
-
-// clang-format off
-#define BMM__CPU_BLK_TILES(name, T)                                                          \
-  BMM__CPU_BLK_TILE(name, T, 1, 1) BMM__CPU_BLK_TILE(name, T, 1, 2)                          \
-  BMM__CPU_BLK_TILE(name, T, 2, 1) BMM__CPU_BLK_TILE(name, T, 2, 2)                          \
-  BMM__CPU_BLK_TILE(name, T, 3, 1) BMM__CPU_BLK_TILE(name, T, 3, 2)                          \
-  BMM__CPU_BLK_TILE(name, T, 4, 1) BMM__CPU_BLK_TILE(name, T, 4, 2)                          \
-  BMM__CPU_BLK_TILE(name, T, 5, 1) BMM__CPU_BLK_TILE(name, T, 5, 2)                          \
-  BMM__CPU_BLK_TILE(name, T, 6, 1) BMM__CPU_BLK_TILE(name, T, 6, 2)                          \
-  BMM__BLK_TILES_78(name, T)                                                                 \
-  typedef void (*bmm__cpu_tile_fn_##name)(BMM__BLK_TILE_ARGS(T));                            \
-  static const bmm__cpu_tile_fn_##name bmm__cpu_tiles_##name[BMM__BLK_MR][2] = {             \
-      {bmm__cpu_tile_##name##_1x1, bmm__cpu_tile_##name##_1x2},                              \
-      {bmm__cpu_tile_##name##_2x1, bmm__cpu_tile_##name##_2x2},                              \
-      {bmm__cpu_tile_##name##_3x1, bmm__cpu_tile_##name##_3x2},                              \
-      {bmm__cpu_tile_##name##_4x1, bmm__cpu_tile_##name##_4x2},                              \
-      {bmm__cpu_tile_##name##_5x1, bmm__cpu_tile_##name##_5x2},                              \
-      {bmm__cpu_tile_##name##_6x1, bmm__cpu_tile_##name##_6x2} BMM__BLK_TABLE_78(name)};
-// clang-format on
-
-/* h rows of cnt results from out (rows 2 vectors apart) to C at cp. The
-   full-width, unit-stride case is spelled out in vectors (gcc unrolls the
-   constant-count loop of BMM__CPU_STORE into scalar stores there), in a
-   function of its own (the epilogue's vector code once, not in every
-   caller). */
-#if BMM__CPU_VEXT
-#define BMM__CPU_BLK_VSTORE(name, T)                                                         \
-  static BMM__VEXT_ATTR void bmm__cpu_blk_vstore_##name(                                     \
-      const bmm_plan *pl, T *cp, int64_t crs, const T *out, int64_t h, int64_t j0, int nt) { \
-    enum { VL = BMM__CPU_VBYTES / (int)sizeof(T) };                                          \
-    const T al = (T)pl->alpha, be = (T)pl->beta, *bias = (const T *)pl->bias;                \
-    const int rc = pl->read_c;                                                               \
-    int64_t i, v;                                                                            \
-    /* all rows aligned (streamed) or none: one test, not one per store (one                 \
-       per store cost 16^3 f64 15% where none was aligned) */                                \
-    nt = nt && ((uintptr_t)cp | (uintptr_t)crs * sizeof(T)) % BMM__CPU_VBYTES == 0;          \
-    for (i = 0; i < h; ++i)                                                                  \
-      for (v = 0; v < 2; ++v) {                                                              \
-        T *c = cp + i * crs + v * VL;                                                        \
-        const T *bs = bias ? bias + j0 + v * VL : NULL;                                      \
-        bmm__vec_##name r;                                                                   \
-        BMM__VEPILOGUE(V, BMM__VLOAD, name, bmm__vec_##name, rc, al, be, c, bs,              \
-                       BMM__VLOAD(name, out + (i * 2 + v) * VL), r);                         \
-        BMM__VSTORE_C(V, name, nt, c, r);                                                    \
-      }                                                                                      \
-  }
-#define BMM__BLK_STORE(T, name, pl, cp, crs, ccs, out, h, cnt, j0)                             \
-  do {                                                                                         \
-    int64_t bmm__i;                                                                            \
-    if ((ccs) == 1 && (cnt) == NR)                                                             \
-      bmm__cpu_blk_vstore_##name(pl, cp, crs, out, h, j0, nt);                                 \
-    else                                                                                       \
-      for (bmm__i = 0; bmm__i < (h); ++bmm__i)                                                 \
-        BMM__CPU_STORE(T, pl, (cp) + bmm__i * (crs), ccs, (out) + bmm__i * NR, cnt, j0, 1, 0); \
-  } while (0)
-#else
-#define BMM__CPU_BLK_VSTORE(name, T)
-#define BMM__BLK_STORE(T, name, pl, cp, crs, ccs, out, h, cnt, j0)                           \
-  do {                                                                                       \
-    int64_t bmm__i;                                                                          \
-    for (bmm__i = 0; bmm__i < (h); ++bmm__i)                                                 \
-      BMM__CPU_STORE(T, pl, (cp) + bmm__i * (crs), ccs, (out) + bmm__i * NR, cnt, j0, 1, 0); \
-  } while (0)
-#endif
-
-#define BMM__CPU_BLOCKED(E, name, T, sz, ...)                                                          \
-  BMM__CPU_BLK_TILES(name, T)                                                                     \
-  BMM__CPU_BLK_VSTORE(name, T)                                                                    \
-  static void bmm__cpu_blocked_range_##name(const bmm_plan *pl, int64_t u0, int64_t u1) {         \
-    enum {                                                                                        \
-      VL = BMM__CPU_VBYTES / sz,                                                                  \
-      NR = 2 * VL,                                                                                \
-      NC = BMM__BLK_NC,                                                                           \
-      MR = BMM__BLK_MR,                                                                           \
-      KC_HOLDS_STREAMED_K = 1 / (BMM__BLK_KC >= BMM__CPU_STREAM_MAX_K)                            \
-    };                                                                                            \
-    const int64_t m = pl->m, n = pl->n, k = pl->k;                                                \
-    const int64_t ars = pl->a.row_stride, acs = pl->a.col_stride;                                 \
-    const int64_t brs = pl->b.row_stride, bcs = pl->b.col_stride;                                 \
-    const int64_t crs = pl->c.row_stride, ccs = pl->c.col_stride;                                 \
-    const int64_t per = bmm__cpu_blk_units(pl, sz), rows = bmm__cpu_blk_rows(pl, sz);             \
-    const int64_t nrb = (m + rows - 1) / rows;                                                    \
-    const int in_place = bmm__cpu_blk_in_place(pl, sz);                                           \
-    /* streamed C is written once: k <= BMM__CPU_STREAM_MAX_K is one KC block */                  \
-    const int nt = bmm__cpu_stream_c(pl);                                                         \
-    T out[BMM__BLK_MR * NR];                                                                      \
-    T *bp = NULL;                                                                                 \
-    int64_t u, bi, jc, pc, jr, ir, i, j, l, w;                                                    \
-    /* packed B, and with k > KC the unit's K sums (alpha multiplies the whole                    \
-       sum, never a KC block's part: 1e300 * 1e10 is Inf where 1e300 * 1 is                       \
-       not); no scratch: plain dot products */                                                    \
-    const int dots = !in_place && !(bp = (T *)malloc(                                             \
-                                        sizeof(T) * NC *                                          \
-                                        (BMM__BLK_KC + (k > BMM__BLK_KC ? BMM__BLK_MB : 0))));    \
-    for (u = u0; u < u1; ++u) {                                                                   \
-      const T *A, *B;                                                                             \
-      T *C;                                                                                       \
-      /* this unit's rows i0..i1 and columns j0..j1 */                                            \
-      const int64_t i0 = u % per % nrb * rows, i1 = m - i0 > rows ? i0 + rows : m;                \
-      const int64_t j0 = u % per / nrb * NC, j1 = in_place || n - j0 <= NC ? n : j0 + NC;         \
-      bi = u / per;                                                                               \
-      BMM__CPU_PTRS(T, pl, bi, A, B, C);                                                          \
-      if (dots) {                                                                                 \
-        for (i = i0; i < i1; ++i)                                                                 \
-          for (j = j0; j < j1; ++j) {                                                             \
-            out[0] = bmm__cpu_dotp_##name(A + i * ars, acs, B + j * bcs, brs, k);                 \
-            BMM__CPU_STORE(T, pl, C + i * crs + j * ccs, 1, out, 1, j, 0, nt);                    \
-          }                                                                                       \
-        continue;                                                                                 \
-      }                                                                                           \
-      if (in_place) {                                                                             \
-        for (ir = i0; ir < i1; ir += MR) {                                                        \
-          const int64_t h = i1 - ir < (int64_t)MR ? i1 - ir : (int64_t)MR;                        \
-          for (jr = 0; jr + NR <= n; jr += NR) {                                                  \
-            bmm__cpu_tiles_##name[h - 1][1](k, A + ir * ars, ars, acs, B + jr, brs, NR, out);     \
-            BMM__BLK_STORE(T, name, pl, C + ir * crs + jr * ccs, crs, ccs, out, h, NR, jr);       \
-          }                                                                                       \
-          for (; jr < n; jr += w) {                                                               \
-            /* a right edge narrower than the tile: a full tile ending at column n                \
-               (its first columns are recomputed, not stored), or one vector; the                 \
-               slow padded path only where n is narrower than a vector */                         \
-            int64_t js = jr, tw = NR;                                                             \
-            w = n - jr;                                                                           \
-            if (n >= NR)                                                                          \
-              js = n - NR;                                                                        \
-            else if (w > VL)                                                                      \
-              w = tw = VL;                                                                        \
-            else if (n >= VL)                                                                     \
-              js = n - VL, tw = VL;                                                               \
-            else                                                                                  \
-              tw = w;                                                                             \
-            bmm__cpu_tiles_##name[h - 1][tw > VL](k, A + ir * ars, ars, acs, B + js, brs, tw,     \
-                                                  out);                                           \
-            BMM__BLK_STORE(T, name, pl, C + ir * crs + jr * ccs, crs, ccs, out + (jr - js), h, w, \
-                           jr);                                                                   \
-          }                                                                                       \
-        }                                                                                         \
-        continue;                                                                                 \
-      }                                                                                           \
-      for (jc = j0; jc < j1; jc += NC) {                                                          \
-        const int64_t nc = n - jc < (int64_t)NC ? n - jc : (int64_t)NC;                           \
-        for (pc = 0; pc < k; pc += BMM__BLK_KC) {                                                 \
-          const int64_t kc = k - pc < BMM__BLK_KC ? k - pc : BMM__BLK_KC;                         \
-          for (jr = 0; jr < nc; jr += NR) {                                                       \
-            T *dst = bp + jr * kc;                                                                \
-            const int64_t w = nc - jr < (int64_t)NR ? nc - jr : (int64_t)NR;                      \
-            for (l = 0; l < kc; ++l) {                                                            \
-              const T *src = B + (pc + l) * brs + (jc + jr) * bcs;                                \
-              for (j = 0; j < w; ++j)                                                             \
-                dst[l * NR + j] = src[j * bcs];                                                   \
-              for (; j < NR; ++j)                                                                 \
-                dst[l * NR + j] = 0;                                                              \
-            }                                                                                     \
-          }                                                                                       \
-          for (ir = i0; ir < i1; ir += MR) {                                                      \
-            const int64_t h = i1 - ir < (int64_t)MR ? i1 - ir : (int64_t)MR;                      \
-            const T *at = A + ir * ars + pc * acs;                                                \
-            for (jr = 0; jr < nc; jr += NR) {                                                     \
-              const int64_t w = nc - jr < (int64_t)NR ? nc - jr : (int64_t)NR;                    \
-              /* the panel is zero-padded to NR: the tile's full-width path */                    \
-              bmm__cpu_tiles_##name[h - 1][w > VL](kc, at, ars, acs, bp + jr * kc, NR,            \
-                                                   w > VL ? NR : VL, out);                        \
-              if (k <= BMM__BLK_KC) /* one KC block: the epilogue at once */                      \
-                BMM__BLK_STORE(T, name, pl, C + ir * crs + (jc + jr) * ccs, crs, ccs, out, h, w,  \
-                               jc + jr);                                                          \
-              else { /* sum the KC blocks' parts; the last one applies the epilogue */            \
-                T *acc = bp + BMM__BLK_KC * NC + ((ir - i0) / MR * (NC / NR) + jr / NR) * MR * NR; \
-                for (l = 0; l < h * NR; ++l)                                                      \
-                  acc[l] = pc ? acc[l] + out[l] : out[l];                                         \
-                if (pc + kc == k)                                                                 \
-                  BMM__BLK_STORE(T, name, pl, C + ir * crs + (jc + jr) * ccs, crs, ccs, acc, h,   \
-                                 w, jc + jr);                                                     \
-              }                                                                                   \
-            }                                                                                     \
-          }                                                                                       \
-        }                                                                                         \
-      }                                                                                           \
-    }                                                                                             \
-    free(bp);                                                                                     \
-  }
-BMM_DTYPES(BMM__CPU_BLOCKED)
-#undef BMM__CPU_BLOCKED
-#undef BMM__CPU_BLK_TILES
-#undef BMM__CPU_BLK_TILE
-#undef BMM__BLK_TILE_ARGS
-#undef BMM__BLK_ROW
-#undef BMM__BLK_ROWS
-#undef BMM__BLK_OUT
-#undef BMM__VLOAD
-#undef BMM__VSTORE
-#undef BMM__BLK_STORE
-#undef BMM__CPU_BLK_VSTORE
-#undef BMM__VEPILOGUE
-#undef BMM__X86FMA
-#undef BMM__LANE_FMA
-#undef BMM__V16FMA_f32
-#undef BMM__V16FMA_f64
-#undef BMM__VFMA_f32
-#undef BMM__VFMA_f64
-#undef BMM__BLK_MR
-#undef BMM__BLK_TILES_78
-#undef BMM__BLK_TABLE_78
-#undef BMM__BLK_KC
-#undef BMM__BLK_INPLACE_BYTES
-#undef BMM__BLK_NC
-#undef BMM__BLK_MB
-#undef BMM__BLK_FEW_UNITS
-#undef BMM__VEXT_ATTR
-
-/* cpu_small's kernel for (m, n, k): the blocked tile where a row of C fills
-   two vectors (it beats the constant-size kernels there: 16^3 f32 1.4x, f64
-   12^3..16^3 1.2-1.4x, dev VM 2026-11-23), else the micro-kernel for the shape,
-   else the blocked tile where n fills a vector, else the dot kernel. The
-   blocked range takes batch entries as units here: m, n <= 16 is one row and
-   one column block (bmm__cpu_blk_units is 1). */
-#define BMM__CPU_SMALL_PICK(name, T, FORM, M, N, K, TAG) \
-  if (m == M && n == N && k == (K)) return bmm__cpu_small_##name##_##FORM##M##x##N##x##TAG;
-#define BMM__CPU_SMALL_SELECT(E, name, T, sz, ...)                                 \
-  static bmm__cpu_range_fn bmm__cpu_small_select_##name(const bmm_plan *pl) { \
-    const int64_t m = pl->m, n = pl->n, k = pl->k, kk = pl->k;                \
-    (void)kk;                                                                 \
-    if (n >= 2 * BMM__CPU_VBYTES / sz) return bmm__cpu_blocked_range_##name;  \
-    BMM__CPU_SMALL_KERNELS(BMM__CPU_SMALL_PICK, name, T)                      \
-    if (n >= BMM__CPU_VBYTES / sz) return bmm__cpu_blocked_range_##name;      \
-    return bmm__cpu_dot_range_##name;                                         \
-  }
-BMM_DTYPES(BMM__CPU_SMALL_SELECT)
-#undef BMM__CPU_SMALL_SELECT
-#undef BMM__CPU_SMALL_PICK
-
-/* ---- cpu_batch_simd: vectors across the batch -----------------------------
-   Batch-innermost: element (b, i, j) at (i*cols + j)*batch + b, so consecutive
-   batch entries of one element are contiguous. Each unit is a chunk of
-   BMM__BS_CHUNK entries; C[i][j] of VB entries at a time is accumulated in
-   registers over k. Every lane does the same scalar sequence, so chunk borders
-   (which depend on nothing but the batch) never change the bits. */
-/* Every (i, l) row of A and l row of B is its own stream (k*(m+1) of them,
-   more than the hardware prefetchers follow): each asks for its data 512 bytes
-   ahead (seed_k25_batch_inner, AVX2 dev VM 2026-11-23: 47-55% -> 60-72% of copy) */
-#if defined(__GNUC__)
-#define BMM__PF(p) __builtin_prefetch(p)
-#else
-#define BMM__PF(p) ((void)0)
-#endif
-#define BMM__BS_PF(T) (512 / (int)sizeof(T))
+/* cpu_batch_simd: batch entries per work unit */
 #define BMM__BS_CHUNK 256
-#define BMM__CPU_BATCH_SIMD(E, name, T, sz, ...)                                             \
-  static void bmm__cpu_bsimd_range_##name(const bmm_plan *pl, int64_t u0, int64_t u1) { \
-    enum { VB = 2 * BMM__CPU_VBYTES / sz };                                             \
-    const int64_t m = pl->m, n = pl->n, k = pl->k, nb = pl->batch;                      \
-    const int64_t ars = pl->a.row_stride, acs = pl->a.col_stride;                       \
-    const int64_t brs = pl->b.row_stride, bcs = pl->b.col_stride;                       \
-    const int64_t crs = pl->c.row_stride, ccs = pl->c.col_stride;                       \
-    int64_t u, i, j, l, v, vb;                                                          \
-    for (u = u0; u < u1; ++u) {                                                         \
-      const int64_t b0 = u * BMM__BS_CHUNK;                                             \
-      const int64_t cnt = nb - b0 < BMM__BS_CHUNK ? nb - b0 : BMM__BS_CHUNK;            \
-      const T *A = (const T *)pl->a.ptr + b0, *B = (const T *)pl->b.ptr + b0;           \
-      T *C = (T *)pl->c.ptr + b0;                                                       \
-      for (i = 0; i < m; ++i)                                                           \
-        for (j = 0; j < n; ++j) {                                                       \
-          T *cp = C + i * crs + j * ccs;                                                \
-          for (vb = 0; vb < cnt; vb += VB) {                                            \
-            T acc[VB];                                                                  \
-            for (v = 0; v < VB; ++v)                                                    \
-              acc[v] = 0;                                                               \
-            if (cnt - vb >= VB) {                                                       \
-              for (l = 0; l < k; ++l) {                                                 \
-                const T *BMM__RESTRICT x = A + i * ars + l * acs + vb;                  \
-                const T *BMM__RESTRICT y = B + l * brs + j * bcs + vb;                  \
-                BMM__PF(x + BMM__BS_PF(T));                                             \
-                if (i == 0) BMM__PF(y + BMM__BS_PF(T)); /* later rows of C reuse B */   \
-                for (v = 0; v < VB; ++v)                                                \
-                  acc[v] = BMM__FMA_##name(x[v], y[v], acc[v]);                         \
-              }                                                                         \
-              BMM__CPU_STORE(T, pl, cp + vb, 1, acc, VB, j, 0, 0);                      \
-            } else {                                                                    \
-              const int64_t w = cnt - vb;                                               \
-              for (l = 0; l < k; ++l) {                                                 \
-                const T *BMM__RESTRICT x = A + i * ars + l * acs + vb;                  \
-                const T *BMM__RESTRICT y = B + l * brs + j * bcs + vb;                  \
-                for (v = 0; v < w; ++v)                                                 \
-                  acc[v] = BMM__FMA_##name(x[v], y[v], acc[v]);                         \
-              }                                                                         \
-              BMM__CPU_STORE(T, pl, cp + vb, 1, acc, w, j, 0, 0);                       \
-            }                                                                           \
-          }                                                                             \
-        }                                                                               \
-    }                                                                                   \
+
+/* ---- the kernels, and the pick that chooses one ----------------------------
+   Every kernel a call can run, by name; the kernel section defines
+   BMM__FN(<name>) for each (NULL where the target has none). X(NAME) for
+   the fixed ones, XCOL/XSMALL(FORM, M, N, K, SUFFIX) over the size lists. */
+// clang-format off
+#define BMM__CPU_KERNELS(X, XCOL, XSMALL)                                                          \
+  X(scale) X(ref) X(dot_rows) X(dot_cols) X(dot_contig) X(dot_strided)                             \
+  BMM__CPU_COL_SHAPES(XCOL) BMM__CPU_SMALL_SHAPES(XSMALL) X(blocked) X(batch_simd)
+// clang-format on
+#define BMM__CPU_KID(NAME) BMM__CPU_K_##NAME,
+#define BMM__CPU_KID_COL(FORM, M, N, K, SUFFIX) BMM__CPU_K_dot_col_##SUFFIX,
+#define BMM__CPU_KID_SMALL(FORM, M, N, K, SUFFIX) BMM__CPU_K_small_##FORM##_##SUFFIX,
+enum { BMM__CPU_KERNELS(BMM__CPU_KID, BMM__CPU_KID_COL, BMM__CPU_KID_SMALL) BMM__CPU_KERNEL_COUNT };
+#define BMM__CPU_KNAME(NAME) #NAME,
+#define BMM__CPU_KNAME_COL(FORM, M, N, K, SUFFIX) "dot_col_" #SUFFIX,
+#define BMM__CPU_KNAME_SMALL(FORM, M, N, K, SUFFIX) "small_" #FORM "_" #SUFFIX,
+static const char *const bmm__cpu_kernel_names[BMM__CPU_KERNEL_COUNT] = {
+    BMM__CPU_KERNELS(BMM__CPU_KNAME, BMM__CPU_KNAME_COL, BMM__CPU_KNAME_SMALL)};
+
+/* What a call runs, decided by bmm__cpu_pick before any work. */
+typedef struct bmm__cpu_choice {
+  int kernel;      /* BMM__CPU_K_* */
+  int64_t units;   /* work units the kernel's range covers */
+  int threads;     /* threads the units are split over */
+  int stream;      /* C stored by non-temporal stores (bmm__cpu_stream_c) */
+  const char *why; /* why this kernel */
+} bmm__cpu_choice;
+
+/* Work on units [u0, u1) (batch entries, or batch chunks). */
+typedef void (*bmm__cpu_range_fn)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t u0,
+                                  int64_t u1);
+
+#ifdef _OPENMP
+/* BMM_CPU_THREADS caps the threads of every call; read once. Threads that
+   call first at the same time all write the same value, through atomics so
+   that it is not a data race (TSan, C11). */
+static int bmm__cpu_env_threads(void) {
+  static int cached = -1;
+  int v;
+#pragma omp atomic read
+  v = cached;
+  if (v < 0) {
+    const char *s = getenv("BMM_CPU_THREADS");
+    v = s ? atoi(s) : 0;
+    v = v > 0 ? v : 0;
+#pragma omp atomic write
+    cached = v;
   }
-BMM_DTYPES(BMM__CPU_BATCH_SIMD)
-#undef BMM__CPU_BATCH_SIMD
+  return v;
+}
+#endif
 
-/* ---- dispatch: the functions bmm.h's switch calls -------------------------- */
+/* Threads for `units` work units: the OpenMP threads, capped by
+   BMM_CPU_THREADS, the rule's `threads`, the work (BMM__CPU_MIN_WORK each) and
+   the units; 1 without OpenMP or inside a caller's parallel region. */
+static int bmm__cpu_threads(const bmm_plan *pl, int64_t units) {
+#ifdef _OPENMP
+  double work = (double)pl->batch * ((double)pl->m * (double)pl->n * (double)(pl->k + 1) +
+                                     (double)pl->k * (double)(pl->m + pl->n));
+  int64_t nt = omp_get_max_threads(), cap = bmm__cpu_env_threads();
+  if (cap > 0 && nt > cap) nt = cap;
+  if (pl->rule.threads > 0 && nt > pl->rule.threads) nt = pl->rule.threads;
+  if ((double)nt > work / BMM__CPU_MIN_WORK) nt = (int64_t)(work / BMM__CPU_MIN_WORK);
+  if (nt > units) nt = units;
+  return nt > 1 && !omp_in_parallel() ? (int)nt : 1;
+#else
+  (void)pl, (void)units;
+  return 1;
+#endif
+}
 
-#define BMM__CPU_ENTRY(strategy, pick)                  \
-  static void bmm__cpu_##strategy(const bmm_plan *pl) { \
-    bmm__cpu_range_fn fn = NULL;                        \
-    int64_t nunits = pl->batch;                         \
-    switch (pl->dtype) {                                \
-      BMM_DTYPES(pick)                                  \
-    default: return;                                    \
-    }                                                   \
-    bmm__cpu_parallel(pl, fn, nunits);                  \
+/* cpu_dot's loop order: the one whose innermost loop is unit-stride.
+   contig (A rows and B columns contiguous in k: dot products with W partial
+   sums), rows (B rows contiguous: C row += a * B row, vectorised over n),
+   cols (A columns contiguous: C column += A column * b, vectorised over m),
+   else strided dot products. Where several apply, the longest vector wins;
+   vectors shorter than BMM__CPU_DOT_W cost more in loop overhead than they
+   save. */
+static void bmm__cpu_pick_dot_form(const bmm_plan *pl, bmm__cpu_choice *c) {
+  int64_t best = 0;
+  c->kernel = BMM__CPU_K_dot_strided;
+  c->why = "no unit-stride loop of 8 or more: strided dot products";
+  if (pl->a.col_stride == 1 && pl->b.row_stride == 1)
+    c->kernel = BMM__CPU_K_dot_contig, best = pl->k,
+    c->why = "A rows and B columns contiguous: dot products over k";
+  if (pl->b.col_stride == 1 && pl->n > best)
+    c->kernel = BMM__CPU_K_dot_rows, best = pl->n,
+    c->why = "B rows contiguous and n the longest: C row += a * B row";
+  if (pl->a.row_stride == 1 && pl->m > best)
+    c->kernel = BMM__CPU_K_dot_cols, best = pl->m,
+    c->why = "A columns contiguous and m the longest: C column += A column * b";
+  if (best < BMM__CPU_DOT_W) {
+    c->kernel = BMM__CPU_K_dot_strided;
+    c->why = "no unit-stride loop of 8 or more: strided dot products";
   }
+}
 
-/* The range kernel `expr` over `units` work units, or C = beta*C (+ bias)
-   over the batch when A*B does not count (alpha = 0 or k = 0). */
-#define BMM__PICK_UNITS(E, name, expr, units) \
-  case BMM_##E:                               \
-    if (pl->use_ab)                           \
-      fn = (expr), nunits = (units);          \
-    else                                      \
-      fn = bmm__cpu_scale_##name;             \
-    break;
+/* The fixed-size kernel for (m, n, k) in a size list: the first match. */
+typedef struct bmm__cpu_shape {
+  int kernel, m, n, k; /* n 0: any n; k 0: any k */
+} bmm__cpu_shape;
+#define BMM__CPU_SHAPE_COL(FORM, M, N, K, SUFFIX) {BMM__CPU_K_dot_col_##SUFFIX, M, N, K},
+#define BMM__CPU_SHAPE_SMALL(FORM, M, N, K, SUFFIX) {BMM__CPU_K_small_##FORM##_##SUFFIX, M, N, K},
+static const bmm__cpu_shape bmm__cpu_col_shapes[] = {BMM__CPU_COL_SHAPES(BMM__CPU_SHAPE_COL)};
+static const bmm__cpu_shape bmm__cpu_small_shapes[] = {BMM__CPU_SMALL_SHAPES(BMM__CPU_SHAPE_SMALL)};
+static int bmm__cpu_find_shape(const bmm__cpu_shape *s, int count, int64_t m, int64_t n,
+                               int64_t k) {
+  int i;
+  for (i = 0; i < count; ++i)
+    if (s[i].m == m && (s[i].n == 0 || s[i].n == n) && (s[i].k == 0 || s[i].k == k))
+      return s[i].kernel;
+  return -1;
+}
 
-#define BMM__PICK_DOT(E, name, T, sz, ...) \
-  BMM__PICK_UNITS(E, name, bmm__cpu_dot_select_##name(pl), pl->batch)
-#define BMM__PICK_SMALL(E, name, T, sz, ...) \
-  BMM__PICK_UNITS(E, name, bmm__cpu_small_select_##name(pl), pl->batch)
-#define BMM__PICK_BLOCKED(E, name, T, sz, ...) \
-  BMM__PICK_UNITS(E, name, bmm__cpu_blocked_range_##name, pl->batch *bmm__cpu_blk_units(pl, sz))
-#define BMM__PICK_BSIMD(E, name, T, sz, ...)                 \
-  BMM__PICK_UNITS(E, name, bmm__cpu_bsimd_range_##name, \
-                  (pl->batch + BMM__BS_CHUNK - 1) / BMM__BS_CHUNK)
+/* Everything a call does, in one place: the kernel inside the strategy (the
+   table or the caller chose the strategy), its work units, its threads and
+   whether C is streamed. Kernels read their choice and decide nothing. */
+static bmm__cpu_choice bmm__cpu_pick(const bmm_plan *pl) {
+  bmm__cpu_choice c;
+  const int sz = (int)bmm_dtype_size(pl->dtype);
+  const int64_t m = pl->m, n = pl->n, k = pl->k;
+  c.kernel = BMM__CPU_K_ref, c.units = pl->batch, c.why = "", c.stream = bmm__cpu_stream_c(pl);
+  if (pl->strategy == BMM_CPU_REF) {
+    /* the oracle: one thread, plain loops, even where A*B does not count */
+    c.why = "plain loops (the reference)";
+    c.threads = 1;
+    return c;
+  }
+  if (!pl->use_ab) {
+    c.kernel = BMM__CPU_K_scale, c.why = "alpha = 0 or k = 0: C = beta*C + bias";
+  } else if (pl->strategy == BMM_CPU_DOT) {
+    /* Short columns: A columns of m = 2..4 contiguous rows, acs >= m apart,
+       where the loop order would otherwise be strided dot products (those ran
+       at 37-62% of copy on col_a; bench/notes/cpu.md, "short columns"). The
+       N = 1 kernels also need packed columns, n = 1 and b contiguous. */
+    bmm__cpu_pick_dot_form(pl, &c);
+    if (BMM__CPU_VEXT && pl->a.row_stride == 1 && m >= 2 && m <= 4 && pl->a.col_stride >= m &&
+        c.kernel == BMM__CPU_K_dot_strided) {
+      const int packed = pl->a.col_stride == m && n == 1 && pl->b.row_stride == 1;
+      c.kernel = bmm__cpu_find_shape(
+          bmm__cpu_col_shapes, (int)(sizeof bmm__cpu_col_shapes / sizeof bmm__cpu_col_shapes[0]), m,
+          packed ? 1 : 0, k);
+      c.why = packed ? "m = 2..4 short packed columns of A" : "m = 2..4 short columns of A";
+    }
+  } else if (pl->strategy == BMM_CPU_SMALL) {
+    /* the blocked tile where a row of C fills two vectors (it beats the
+       constant-size kernels there), else the kernel for the shape, else the
+       blocked tile where n fills a vector, else a cpu_dot loop order
+       (bench/notes/cpu.md, "cpu_small borders"). The blocked range takes
+       batch entries as units here: m, n <= 16 is one row and one column
+       block. */
+    const int ks = bmm__cpu_find_shape(
+        bmm__cpu_small_shapes,
+        (int)(sizeof bmm__cpu_small_shapes / sizeof bmm__cpu_small_shapes[0]), m, n, k);
+    if (n >= 2 * BMM__CPU_VBYTES / sz)
+      c.kernel = BMM__CPU_K_blocked, c.why = "a row of C fills two vectors: the blocked tile";
+    else if (ks >= 0)
+      c.kernel = ks, c.why = "a fixed-size kernel for this shape";
+    else if (n >= BMM__CPU_VBYTES / sz)
+      c.kernel = BMM__CPU_K_blocked, c.why = "no fixed-size kernel; n fills a vector: blocked tile";
+    else
+      bmm__cpu_pick_dot_form(pl, &c);
+  } else if (pl->strategy == BMM_CPU_BLOCKED) {
+    c.units = pl->batch * bmm__cpu_blk_units(pl, sz);
+    if (bmm__cpu_blk_in_place(pl, sz))
+      c.kernel = BMM__CPU_K_blocked, c.why = "register tiles, B read in place";
+    else
+      c.kernel = BMM__CPU_K_blocked, c.why = "register tiles, B packed in blocks";
+  } else if (pl->strategy == BMM_CPU_BATCH_SIMD) {
+    c.kernel = BMM__CPU_K_batch_simd, c.why = "vectors across the batch";
+    c.units = (pl->batch + BMM__BS_CHUNK - 1) / BMM__BS_CHUNK;
+  }
+  c.threads = bmm__cpu_threads(pl, c.units);
+  return c;
+}
 
-BMM__CPU_ENTRY(cpu_dot, BMM__PICK_DOT)
-BMM__CPU_ENTRY(cpu_small, BMM__PICK_SMALL)
-BMM__CPU_ENTRY(cpu_blocked, BMM__PICK_BLOCKED)
-BMM__CPU_ENTRY(cpu_batch_simd, BMM__PICK_BSIMD)
-#undef BMM__CPU_ENTRY
-#undef BMM__PICK_UNITS
-#undef BMM__PICK_DOT
-#undef BMM__PICK_SMALL
-#undef BMM__PICK_BLOCKED
-#undef BMM__PICK_BSIMD
+/* Static contiguous chunks of units over the threads. Every C element is
+   computed by exactly one thread with the same code, so the bits do not depend
+   on the thread count. */
+static void bmm__cpu_parallel(const bmm_plan *pl, const bmm__cpu_choice *ch, bmm__cpu_range_fn fn) {
+#ifdef _OPENMP
+  if (ch->threads > 1) {
+#pragma omp parallel num_threads(ch->threads)
+    {
+      int64_t t = omp_get_thread_num(), tn = omp_get_num_threads();
+      int64_t per = ch->units / tn, extra = ch->units % tn;
+      int64_t u0 = t * per + (t < extra ? t : extra);
+      fn(pl, ch, u0, u0 + per + (t < extra ? 1 : 0));
+      BMM__NT_FENCE(); /* streamed stores are weakly ordered: done before the join */
+    }
+    return;
+  }
+#endif
+  fn(pl, ch, 0, ch->units);
+  BMM__NT_FENCE();
+}
+
+/* ---- the kernel section, once per dtype -------------------------------------
+   A row of BMM_DTYPES without a section here fails to compile (the count
+   check below names bmm__cpu_section_<name>). */
+#define BMM__CPU_SECTION 1
+#define BMM__FN(base) BMM__FN_(base, BMM__N)
+#define BMM__FN_(base, name) BMM__FN__(base, name)
+#define BMM__FN__(base, name) bmm__cpu_##base##_##name
+
+#define BMM__T float
+#define BMM__N f32
+#include "bmm_cpu.h"
+#undef BMM__T
+#undef BMM__N
+
+#define BMM__T double
+#define BMM__N f64
+#include "bmm_cpu.h"
+#undef BMM__T
+#undef BMM__N
+
+#undef BMM__CPU_SECTION
+#define BMM__CPU_SECTION_SIZE(E, name, T, sz, ...) +(bmm__cpu_section_##name == (sz))
+typedef char bmm__cpu_one_section_per_dtype
+    [(0 BMM_DTYPES(BMM__CPU_SECTION_SIZE)) == BMM_DTYPE_COUNT - 1 ? 1 : -1];
+#undef BMM__CPU_SECTION_SIZE
+
+/* ---- dispatch -------------------------------------------------------------- */
+
+/* The kernel that ran last on this thread (tests compare it with explain). */
+static BMM__TLS int bmm__cpu_last_kernel = -1;
+
+/* Run what bmm__cpu_pick decided, for any CPU strategy. */
+static void bmm__cpu_execute(const bmm_plan *pl) {
+  const bmm__cpu_choice ch = bmm__cpu_pick(pl);
+  bmm__cpu_range_fn fn = NULL;
+  switch (pl->dtype) {
+#define BMM__X(E, name, ...) \
+  case BMM_##E: fn = bmm__cpu_kernels_##name[ch.kernel]; break;
+    BMM_DTYPES(BMM__X)
+#undef BMM__X
+  default: return;
+  }
+  bmm__cpu_last_kernel = ch.kernel;
+  if (fn) bmm__cpu_parallel(pl, &ch, fn);
+}
+
+/* The pick as text, after the table's part of bmm_explain. */
+static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
+  const bmm__cpu_choice ch = bmm__cpu_pick(pl);
+  size_t used;
+  if (!buf || !len) return;
+  snprintf(buf, len, "; kernel=%s (%s), %lld units on %d thread%s",
+           bmm__cpu_kernel_names[ch.kernel], ch.why, (long long)ch.units, ch.threads,
+           ch.threads == 1 ? "" : "s");
+  used = strlen(buf);
+  if (ch.stream && used < len)
+    snprintf(buf + used, len - used,
+             "; C streamed (non-temporal stores: beta = 0 and the call moves >= "
+             "BMM_CPU_STREAM_BYTES = %.0f)",
+             (double)BMM_CPU_STREAM_BYTES);
+}
 
 /* The CPU default table: first match wins. Measured on the 2-vCPU AMD EPYC
    dev VM (AVX2+FMA, no AVX-512: gcc reads it as znver1), 2026-11-23, gcc 12 -O3
@@ -1446,20 +626,986 @@ BMM__CPU_ENTRY(cpu_batch_simd, BMM__PICK_BSIMD)
    the same strategies (min of 15-25 runs, one thread; numbers in
    bench/notes/cpu.md). The machine was shared, so only ratios of 1.3x and
    more were trusted. */
+BMM_RULES_BEGIN
 static const bmm_table_rule bmm__cpu_default_table[] = {
-    {0, BMM_L_BATCH_INNER, 0, 0, 0, 0, 0, 0, 0, 0, BMM_CPU_BATCH_SIMD, 0, 0, 0, 0, 0, 0,
-     "cpu dev VM 2026-11-23 bench_cpu --only seed_k25_batch: 4x cpu_dot, 30x cpu_ref"},
-    {0, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 0, 16, 0, 16, 0, 0, 0, 0, BMM_CPU_SMALL, 0, 0, 0, 0, 0, 0,
-     "cpu dev VM 2026-11-23 3x1x25: 2.3x cpu_ref; 4^3..16^3: 1.2-20x cpu_dot"},
-    {0, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 0, 0, 8, 0, 0, 0, 0, 0, BMM_CPU_BLOCKED, 0, 0, 0, 0, 0, 0,
-     "cpu dev VM 2026-11-23 1 thread 32^3..1024^3: f32 2.6-2.8x, f64 1.9-2.4x cpu_dot"},
-    {BMM_DT(BMM_F64), 0, 16, 0, 16, 0, 16, 0, 0, 0, BMM_CPU_BLOCKED, 0, 0, 0, 0, 0, 0,
-     "cpu dev VM 2026-11-23 bench_cpu f64 128^3..1024^3: 2.3-3.4x cpu_dot"},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, BMM_CPU_DOT, 0, 0, 0, 0, 0, 0,
-     "catch-all; dev VM 2026-11-23 bench_cpu: col_a 2x ref, n < 8"},
+    BMM_RULE(.layouts = BMM_L_BATCH_INNER, .strategy = BMM_CPU_BATCH_SIMD,
+             .note = "cpu dev VM 2026-11-23 bench_cpu --only seed_k25_batch: 4x cpu_dot, 30x "
+                     "cpu_ref"),
+    BMM_RULE(.layouts = BMM_L_ROWMAJOR | BMM_L_SHARED_B, .m_max = 16, .n_max = 16,
+             .strategy = BMM_CPU_SMALL,
+             .note = "cpu dev VM 2026-11-23 3x1x25: 2.3x cpu_ref; 4^3..16^3: 1.2-20x cpu_dot"),
+    BMM_RULE(.layouts = BMM_L_ROWMAJOR | BMM_L_SHARED_B, .n_min = 8, .strategy = BMM_CPU_BLOCKED,
+             .note = "cpu dev VM 2026-11-23 1 thread 32^3..1024^3: f32 2.6-2.8x, f64 1.9-2.4x "
+                     "cpu_dot"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .m_min = 16, .n_min = 16, .k_min = 16,
+             .strategy = BMM_CPU_BLOCKED,
+             .note = "cpu dev VM 2026-11-23 bench_cpu f64 128^3..1024^3: 2.3-3.4x cpu_dot"),
+    BMM_RULE(.strategy = BMM_CPU_DOT,
+             .note = "catch-all; dev VM 2026-11-23 bench_cpu: col_a 2x ref, n < 8"),
 };
+BMM_RULES_END
 
 #ifdef __cplusplus
 }
 #endif
 #endif /* BMM_CPU_H */
+
+#else /* BMM__CPU_SECTION: the kernels, compiled once per dtype ------------------ \
+   BMM__T is the element type, BMM__N its BMM_DTYPES name; BMM__FN(base) names     \
+   a function bmm__cpu_<base>_<name>. Every range kernel has the signature of      \
+   bmm__cpu_range_fn and does what its bmm__cpu_choice says. */
+
+enum { BMM__FN(section) = (int)sizeof(BMM__T) };
+#define BMM__FMA(a, b, c) BMM__CAT(BMM__FMA_, BMM__N)(a, b, c)
+
+/* The epilogue every kernel shares: C = alpha*acc + (beta*C + bias), every
+   multiply-add written out as BMM__FMA so that the compiler has none left to
+   contract. Under fp-contract=fast gcc may fuse alpha*acc or beta*C with an
+   add in one inlined copy of a kernel's code and not in another, and which
+   copy an entry runs can depend on the thread split (different bits). beta
+   == 0 never reads C (NaN there is overwritten). Without a bias the sum
+   starts from -0.0, the identity of + (a -0 result stays -0). */
+BMM__INLINE void BMM__FN(epilogue)(const bmm_plan *pl, BMM__T *cp, BMM__T acc, int64_t j) {
+  BMM__T r = pl->bias ? ((const BMM__T *)pl->bias)[j] : (BMM__T)-0.0;
+  if (pl->read_c) r = BMM__FMA((BMM__T)pl->beta, *cp, r);
+  *cp = BMM__FMA((BMM__T)pl->alpha, acc, r);
+}
+
+/* A, B and C of batch entry bi */
+BMM__INLINE void BMM__FN(ptrs)(const bmm_plan *pl, int64_t bi, const BMM__T **A, const BMM__T **B,
+                               BMM__T **C) {
+  int64_t oa, ob, oc;
+  bmm__cpu_offsets(pl, bi, &oa, &ob, &oc);
+  *A = (const BMM__T *)pl->a.ptr + oa, *B = (const BMM__T *)pl->b.ptr + ob;
+  *C = (BMM__T *)pl->c.ptr + oc;
+}
+
+/* Store cnt results acc[0..cnt) to C at stride cs, j0 + jstep*t being the
+   column of result t (for the bias). Same arithmetic as the epilogue, with the
+   branches hoisted so that each case is one vectorisable loop. nt: stream the
+   stores past the caches (bmm__cpu_stream_c) where they are contiguous. */
+BMM__INLINE void BMM__FN(store)(const bmm_plan *pl, BMM__T *cp, int64_t cs, const BMM__T *acc,
+                                int64_t cnt, int64_t j0, int64_t jstep, int nt) {
+  const BMM__T al = (BMM__T)pl->alpha, be = (BMM__T)pl->beta;
+  const BMM__T *bias = (const BMM__T *)pl->bias;
+  int64_t t;
+  if (nt && cs == 1 && !bias) {
+    for (t = 0; t < cnt; ++t)
+      BMM__CAT(bmm__ntstore_, BMM__N)(cp + t, al * acc[t]);
+  } else if (!pl->read_c && !bias) {
+    for (t = 0; t < cnt; ++t)
+      cp[t * cs] = al * acc[t];
+  } else {
+    for (t = 0; t < cnt; ++t) {
+      BMM__T r = bias ? bias[j0 + jstep * t] : (BMM__T)-0.0;
+      if (pl->read_c) r = BMM__FMA(be, cp[t * cs], r);
+      cp[t * cs] = BMM__FMA(al, acc[t], r);
+    }
+  }
+}
+
+/* ---- cpu_ref: plain loops over any strides, accumulating in T -------------- */
+static void BMM__FN(ref)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {
+  int64_t bi;
+  (void)ch;
+  for (bi = b0; bi < b1; ++bi) {
+    int64_t oa, ob, oc, i, j, l;
+    bmm_batch_offsets(pl, bi, &oa, &ob, &oc);
+    for (i = 0; i < pl->m; ++i)
+      for (j = 0; j < pl->n; ++j) {
+        BMM__T acc = 0;
+        BMM__T *cp = (BMM__T *)pl->c.ptr + oc + i * pl->c.row_stride + j * pl->c.col_stride;
+        if (pl->use_ab) {
+          const BMM__T *ap = (const BMM__T *)pl->a.ptr + oa + i * pl->a.row_stride;
+          const BMM__T *bp = (const BMM__T *)pl->b.ptr + ob + j * pl->b.col_stride;
+          for (l = 0; l < pl->k; ++l)
+            acc += ap[l * pl->a.col_stride] * bp[l * pl->b.row_stride];
+        }
+        BMM__FN(epilogue)(pl, cp, acc, j);
+      }
+  }
+}
+
+/* The oracle (bmm_reference): long double accumulation, packed output, C only
+   read. */
+static void BMM__FN(reference)(const bmm_plan *pl, long double *out, long double *mag) {
+  int64_t bi, i, j, l;
+  for (bi = 0; bi < pl->batch; ++bi) {
+    int64_t oa, ob, oc;
+    bmm_batch_offsets(pl, bi, &oa, &ob, &oc);
+    for (i = 0; i < pl->m; ++i)
+      for (j = 0; j < pl->n; ++j) {
+        long double acc = 0, abs_acc = 0, v, g;
+        const BMM__T *cp =
+            (const BMM__T *)pl->c.ptr + oc + i * pl->c.row_stride + j * pl->c.col_stride;
+        for (l = 0; pl->use_ab && l < pl->k; ++l) {
+          long double x =
+              (long double)((const BMM__T *)
+                                pl->a.ptr)[oa + i * pl->a.row_stride + l * pl->a.col_stride] *
+              (long double)((const BMM__T *)
+                                pl->b.ptr)[ob + l * pl->b.row_stride + j * pl->b.col_stride];
+          acc += x;
+          abs_acc += x < 0 ? -x : x;
+        }
+        v = (long double)pl->alpha * acc;
+        g = ((long double)pl->alpha < 0 ? -(long double)pl->alpha : (long double)pl->alpha) *
+            abs_acc;
+        if (pl->read_c) {
+          long double bc = (long double)pl->beta * (long double)*cp;
+          v += bc, g += bc < 0 ? -bc : bc;
+        }
+        if (pl->bias) {
+          long double bb = (long double)((const BMM__T *)pl->bias)[j];
+          v += bb, g += bb < 0 ? -bb : bb;
+        }
+        out[(bi * pl->m + i) * pl->n + j] = v;
+        if (mag) mag[(bi * pl->m + i) * pl->n + j] = g;
+      }
+  }
+}
+
+/* k == 0 or alpha == 0: A and B are NULL, C = beta*C + bias (alpha*0 kept, so
+   an infinite alpha gives NaN exactly as the reference does). */
+static void BMM__FN(scale)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {
+  int64_t bi, i, j;
+  (void)ch;
+  for (bi = b0; bi < b1; ++bi) {
+    int64_t oa, ob, oc;
+    bmm__cpu_offsets(pl, bi, &oa, &ob, &oc);
+    for (i = 0; i < pl->m; ++i)
+      for (j = 0; j < pl->n; ++j) {
+        BMM__T *cp = (BMM__T *)pl->c.ptr + oc + i * pl->c.row_stride + j * pl->c.col_stride;
+        BMM__FN(epilogue)(pl, cp, 0, j);
+      }
+  }
+}
+
+/* ---- cpu_dot: one batch entry at a time, any strides ----------------------
+   The loop order (bmm__cpu_pick_dot_form) is a constant of each of the four
+   kernels below. */
+#define BMM__CPU_CHUNK 256 /* columns (or rows) accumulated at a time on the stack */
+
+/* sum of x[l*xs]*y[l*ys], l < k, in W interleaved partial sums then a fixed tree */
+static BMM__T BMM__FN(dotp)(const BMM__T *BMM__RESTRICT x, int64_t xs,
+                            const BMM__T *BMM__RESTRICT y, int64_t ys, int64_t k) {
+  BMM__T s[BMM__CPU_DOT_W] = {0}, t = 0;
+  int64_t l = 0, v, w;
+  if (xs == 1 && ys == 1) {
+    for (; l + BMM__CPU_DOT_W <= k; l += BMM__CPU_DOT_W)
+      for (v = 0; v < BMM__CPU_DOT_W; ++v)
+        s[v] = BMM__FMA(x[l + v], y[l + v], s[v]);
+  } else {
+    for (; l + BMM__CPU_DOT_W <= k; l += BMM__CPU_DOT_W)
+      for (v = 0; v < BMM__CPU_DOT_W; ++v)
+        s[v] = BMM__FMA(x[(l + v) * xs], y[(l + v) * ys], s[v]);
+  }
+  for (; l < k; ++l)
+    t = BMM__FMA(x[l * xs], y[l * ys], t);
+  for (w = BMM__CPU_DOT_W / 2; w > 0; w /= 2)
+    for (v = 0; v < w; ++v)
+      s[v] += s[v + w];
+  return s[0] + t;
+}
+
+BMM__INLINE void BMM__FN(dot)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1,
+                              const int form) {
+  const int64_t m = pl->m, n = pl->n, k = pl->k;
+  const int64_t ars = pl->a.row_stride, acs = pl->a.col_stride;
+  const int64_t brs = pl->b.row_stride, bcs = pl->b.col_stride;
+  const int64_t crs = pl->c.row_stride, ccs = pl->c.col_stride;
+  const int nt = ch->stream;
+  int64_t bi, i, j, l, t;
+  BMM__T acc[BMM__CPU_CHUNK];
+  for (bi = b0; bi < b1; ++bi) {
+    const BMM__T *A, *B;
+    BMM__T *C;
+    BMM__FN(ptrs)(pl, bi, &A, &B, &C);
+    if (form == BMM__CPU_K_dot_rows) {
+      for (i = 0; i < m; ++i)
+        for (j = 0; j < n; j += BMM__CPU_CHUNK) {
+          const int64_t jn = n - j < BMM__CPU_CHUNK ? n - j : BMM__CPU_CHUNK;
+          for (t = 0; t < jn; ++t)
+            acc[t] = 0;
+          for (l = 0; l < k; ++l) {
+            const BMM__T a = A[i * ars + l * acs];
+            const BMM__T *BMM__RESTRICT br = B + l * brs + j;
+            for (t = 0; t < jn; ++t)
+              acc[t] = BMM__FMA(a, br[t], acc[t]);
+          }
+          BMM__FN(store)(pl, C + i * crs + j * ccs, ccs, acc, jn, j, 1, nt);
+        }
+    } else if (form == BMM__CPU_K_dot_cols) {
+      for (j = 0; j < n; ++j)
+        for (i = 0; i < m; i += BMM__CPU_CHUNK) {
+          const int64_t in = m - i < BMM__CPU_CHUNK ? m - i : BMM__CPU_CHUNK;
+          for (t = 0; t < in; ++t)
+            acc[t] = 0;
+          for (l = 0; l < k; ++l) {
+            const BMM__T b = B[l * brs + j * bcs];
+            const BMM__T *BMM__RESTRICT ac = A + i + l * acs;
+            for (t = 0; t < in; ++t)
+              acc[t] = BMM__FMA(ac[t], b, acc[t]);
+          }
+          BMM__FN(store)(pl, C + i * crs + j * ccs, crs, acc, in, j, 0, nt);
+        }
+    } else if (form == BMM__CPU_K_dot_contig) {
+      for (i = 0; i < m; ++i)
+        for (j = 0; j < n; ++j) {
+          acc[0] = BMM__FN(dotp)(A + i * ars, 1, B + j * bcs, 1, k);
+          BMM__FN(store)(pl, C + i * crs + j * ccs, 1, acc, 1, j, 0, nt);
+        }
+    } else {
+      for (i = 0; i < m; ++i)
+        for (j = 0; j < n; ++j) {
+          const BMM__T *ar = A + i * ars, *bc = B + j * bcs;
+          BMM__T s0 = 0, s1 = 0;
+          for (l = 0; l + 2 <= k; l += 2) {
+            s0 = BMM__FMA(ar[l * acs], bc[l * brs], s0);
+            s1 = BMM__FMA(ar[(l + 1) * acs], bc[(l + 1) * brs], s1);
+          }
+          if (l < k) s0 = BMM__FMA(ar[l * acs], bc[l * brs], s0);
+          acc[0] = s0 + s1;
+          BMM__FN(store)(pl, C + i * crs + j * ccs, 1, acc, 1, j, 0, nt);
+        }
+    }
+  }
+}
+#define BMM__DOT_FORM_DEF(FORM)                                                        \
+  static void BMM__FN(FORM)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, \
+                            int64_t b1) {                                              \
+    BMM__FN(dot)(pl, ch, b0, b1, BMM__CPU_K_##FORM);                                   \
+  }
+BMM__DOT_FORM_DEF(dot_rows)
+BMM__DOT_FORM_DEF(dot_cols)
+BMM__DOT_FORM_DEF(dot_contig)
+BMM__DOT_FORM_DEF(dot_strided)
+#undef BMM__DOT_FORM_DEF
+#undef BMM__CPU_CHUNK
+
+#if BMM__CPU_VEXT
+#define BMM__VEC BMM__CAT(bmm__vec_, BMM__N)
+#define BMM__UVEC BMM__CAT(bmm__uvec_, BMM__N)
+#define BMM__V16 BMM__CAT(bmm__v16_, BMM__N)
+#define BMM__VLOAD(p) (*(const BMM__UVEC *)(const void *)(p))
+#define BMM__VSTORE(p, v) (*(BMM__UVEC *)(void *)(p) = (v))
+#define BMM__V16LOAD(p) (*(const BMM__V16 *)(const void *)(p))
+#define BMM__V16STORE(p, v) (*(BMM__V16 *)(void *)(p) = (v))
+#define BMM__VFMA(a, x, r) BMM__CAT(BMM__VFMA_, BMM__N)(a, x, r)
+#define BMM__V16FMA(a, x, r) BMM__CAT(BMM__V16FMA_, BMM__N)(a, x, r)
+
+/* The epilogue on one vector x of sums (widest: _v, 16 bytes: _v16), C's
+   lanes at c (read if rc), bias lanes at bs (NULL: none). */
+BMM__INLINE BMM__VEC BMM__FN(vepilogue_v)(int rc, BMM__T al, BMM__T be, const BMM__T *c,
+                                          const BMM__T *bs, BMM__VEC x) {
+  BMM__VEC r;
+  if (!rc && !bs) return al * x;
+  r = -(BMM__VEC){0}; /* -0.0, the identity of + */
+  if (bs) r = BMM__VLOAD(bs);
+  if (rc) BMM__VFMA(be, BMM__VLOAD(c), r);
+  BMM__VFMA(al, x, r);
+  return r;
+}
+BMM__INLINE BMM__V16 BMM__FN(vepilogue_v16)(int rc, BMM__T al, BMM__T be, const BMM__T *c,
+                                            const BMM__T *bs, BMM__V16 x) {
+  BMM__V16 r;
+  if (!rc && !bs) return al * x;
+  r = -(BMM__V16){0};
+  if (bs) r = BMM__V16LOAD(bs);
+  if (rc) BMM__V16FMA(be, BMM__V16LOAD(c), r);
+  BMM__V16FMA(al, x, r);
+  return r;
+}
+/* A vector store to C, streamed where nt says: 0 never, 1 where p is aligned
+   to the vector, 2 also in 16-byte pieces where p is only 16-byte aligned (C
+   of a malloc'd array lies 16 bytes off a 64-byte line). The pieces cost a
+   store each: they pay in cpu_small's tiny, memory-bound products, not in
+   cpu_blocked's (bench/notes/cpu.md, "streaming stores"). */
+BMM__INLINE void BMM__FN(vstore_c_v)(int nt, BMM__T *p, BMM__VEC v) {
+#if BMM__CPU_NT
+  const uintptr_t a = (uintptr_t)(const void *)p;
+  int q;
+  if (nt > 0 && (a & (sizeof(v) - 1)) == 0) {
+    BMM__NTSTORE_V(p, v);
+  } else if (nt < 2 || (a & 15) != 0) {
+    BMM__VSTORE(p, v);
+  } else {
+    for (q = 0; q < (int)(sizeof(v) / 16); ++q) {
+      __m128i x;
+      memcpy(&x, (const char *)&v + 16 * q, 16);
+      _mm_stream_si128((__m128i *)(void *)((char *)p + 16 * q), x);
+    }
+  }
+#else
+  (void)nt;
+  BMM__VSTORE(p, v);
+#endif
+}
+BMM__INLINE void BMM__FN(vstore_c_v16)(int nt, BMM__T *p, BMM__V16 v) {
+#if BMM__CPU_NT
+  const uintptr_t a = (uintptr_t)(const void *)p;
+  if (nt > 0 && (a & (sizeof(v) - 1)) == 0)
+    BMM__NTSTORE_V16(p, v);
+  else
+    BMM__V16STORE(p, v);
+#else
+  (void)nt;
+  BMM__V16STORE(p, v);
+#endif
+}
+#endif
+
+/* ---- cpu_small: fixed-size register micro-kernels (size list above) ------
+   Each body is written once with M, N, K as parameters; the size list makes a
+   named kernel per shape that calls it with constants, and the compiler
+   specialises each copy (M, N, K then fold like literals). */
+#if BMM__CPU_VEXT
+/* dot: per row of A, two 16-byte sums over 2-vector steps, one more vector
+   step if it fits, scalars for the rest; the rows' lane sums in horizontal
+   adds (1.2-2.8x a scalar-lane form at every K of 5..50; wider vectors were
+   slower: bench/notes/cpu.md, "cpu_small dot"). One batch entry bi; M <= 4. */
+BMM__INLINE void BMM__FN(small_dot_entry)(const bmm_plan *pl, int nt, int64_t bi, const int M,
+                                          const int64_t K) {
+  enum { V = 16 / (int)sizeof(BMM__T) };
+  const BMM__T *BMM__RESTRICT A = (const BMM__T *)pl->a.ptr + bi * pl->a.batch_stride[0];
+  const BMM__T *BMM__RESTRICT B = (const BMM__T *)pl->b.ptr + bi * pl->b.batch_stride[0];
+  BMM__T *BMM__RESTRICT C = (BMM__T *)pl->c.ptr + bi * pl->c.batch_stride[0];
+  BMM__V16 s[4];
+  BMM__T t[4], acc[4];
+  int64_t i, l;
+  for (i = 0; i < 4; ++i) {
+    BMM__V16 s0 = {0}, s1 = {0};
+    t[i] = 0;
+    if (i < M) {
+      const BMM__T *BMM__RESTRICT ar = A + i * K;
+      for (l = 0; l + 2 * V <= K; l += 2 * V) {
+        s0 += BMM__V16LOAD(ar + l) * BMM__V16LOAD(B + l);
+        s1 += BMM__V16LOAD(ar + l + V) * BMM__V16LOAD(B + l + V);
+      }
+      if (K - l >= V) {
+        s0 += BMM__V16LOAD(ar + l) * BMM__V16LOAD(B + l);
+        l += V;
+      }
+      for (; l < K; ++l)
+        t[i] = BMM__FMA(ar[l], B[l], t[i]);
+      if (K >= 2 * V) s0 += s1;
+    }
+    s[i] = s0;
+  }
+  BMM__CAT(bmm__hsum_, BMM__N)(s, acc);
+  for (i = 0; i < M; ++i)
+    acc[i] += t[i];
+  BMM__FN(store)(pl, C, 1, acc, M, 0, 0, nt);
+}
+BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0,
+                                    int64_t b1, const int M, const int N, const int64_t K) {
+  const int64_t len = (b1 - b0) / BMM__CPU_STREAMS;
+  const int nt = ch->stream;
+  int64_t u, q;
+  (void)N;
+  for (u = 0; u < len; ++u)
+    for (q = 0; q < BMM__CPU_STREAMS; ++q)
+      BMM__FN(small_dot_entry)(pl, nt, b0 + q * len + u, M, K);
+  for (u = b0 + BMM__CPU_STREAMS * len; u < b1; ++u)
+    BMM__FN(small_dot_entry)(pl, nt, u, M, K);
+}
+#else
+BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0,
+                                    int64_t b1, const int M, const int N, const int64_t K) {
+  const int64_t sa = pl->a.batch_stride[0], sb = pl->b.batch_stride[0];
+  const int64_t sc = pl->c.batch_stride[0];
+  int64_t st, bi, i, l, v, w;
+  const int64_t len = (b1 - b0) / BMM__CPU_STREAMS;
+  (void)ch, (void)N;
+  for (st = 0; st < b1 - b0; ++st) {
+    const BMM__T *BMM__RESTRICT A;
+    const BMM__T *BMM__RESTRICT B;
+    BMM__T *BMM__RESTRICT C;
+    BMM__T acc[4], s[4][BMM__CPU_DOT_W], t[4];
+    bi = BMM__CPU_STREAM_AT(b0, len, st);
+    A = (const BMM__T *)pl->a.ptr + bi * sa;
+    B = (const BMM__T *)pl->b.ptr + bi * sb;
+    C = (BMM__T *)pl->c.ptr + bi * sc;
+    for (i = 0; i < M; ++i) {
+      t[i] = 0;
+      for (v = 0; v < BMM__CPU_DOT_W; ++v)
+        s[i][v] = 0;
+    }
+    for (l = 0; l + BMM__CPU_DOT_W <= K; l += BMM__CPU_DOT_W)
+      for (i = 0; i < M; ++i)
+        for (v = 0; v < BMM__CPU_DOT_W; ++v)
+          s[i][v] = BMM__FMA(A[i * K + l + v], B[l + v], s[i][v]);
+    for (; l < K; ++l)
+      for (i = 0; i < M; ++i)
+        t[i] = BMM__FMA(A[i * K + l], B[l], t[i]);
+    for (i = 0; i < M; ++i) {
+      for (w = BMM__CPU_DOT_W / 2; w > 0; w /= 2)
+        for (v = 0; v < w; ++v)
+          s[i][v] += s[i][v + w];
+      acc[i] = s[i][0] + t[i];
+    }
+    BMM__FN(store)(pl, C, 1, acc, M, 0, 0, 0);
+  }
+}
+#endif
+
+/* axpy: C tile += column of A times row of B. With vector extensions, where a
+   row of C is whole vectors and the M x N/V tile of sums leaves 4 of the
+   target's vector registers free (BMM__AXPY_FITS), the sums are named vectors
+   times a broadcast of A: the widest vectors where they fit, else 16-byte ones.
+   Elsewhere plain loops left to the vectoriser (f32 8x8 in 16-byte vectors
+   spills its 16 sums with 16 registers and was slower). Every element is the
+   same chain of FMAs over l either way (bench/notes/cpu.md, "cpu_small
+   axpy"). */
+#define BMM__AXPY_FITS(M, N, VB)              \
+  ((N) % ((VB) / (int)sizeof(BMM__T)) == 0 && \
+   (M) * (N) * (int)sizeof(BMM__T) <= (VB) * (BMM__CPU_VREGS - 4))
+#if BMM__CPU_VEXT
+/* the tile in named vectors: widest (_v) and 16-byte (_v16); M x NV <= 28 */
+BMM__INLINE void BMM__FN(small_axpy_v)(const bmm_plan *pl, int nt, const BMM__T *BMM__RESTRICT A,
+                                       const BMM__T *BMM__RESTRICT B, BMM__T *BMM__RESTRICT C,
+                                       const int M, const int N, const int64_t K) {
+  enum { V = BMM__CPU_VBYTES / (int)sizeof(BMM__T) };
+  const int NV = N / V > 0 ? N / V : 1;
+  BMM__VEC vs[16][8], bv[8];
+  /* plan fields read once: stores to C may alias *pl for the compiler */
+  const BMM__T al = (BMM__T)pl->alpha, be = (BMM__T)pl->beta, *bias = (const BMM__T *)pl->bias;
+  const int rc = pl->read_c;
+  int64_t i, j, l;
+  for (i = 0; i < M; ++i)
+    for (j = 0; j < NV; ++j)
+      vs[i][j] = (BMM__VEC){0};
+  for (l = 0; l < K; ++l) {
+    for (j = 0; j < NV; ++j)
+      bv[j] = BMM__VLOAD(B + l * N + j * V);
+    for (i = 0; i < M; ++i) {
+      const BMM__T a = A[i * K + l];
+      for (j = 0; j < NV; ++j)
+        vs[i][j] += a * bv[j];
+    }
+  }
+  for (i = 0; i < M; ++i)
+    for (j = 0; j < NV; ++j) {
+      const BMM__T *bs = bias ? bias + j * V : NULL;
+      const BMM__VEC r = BMM__FN(vepilogue_v)(rc, al, be, C + i * N + j * V, bs, vs[i][j]);
+      BMM__FN(vstore_c_v)(2 * nt, C + i * N + j * V, r);
+    }
+}
+BMM__INLINE void BMM__FN(small_axpy_v16)(const bmm_plan *pl, int nt, const BMM__T *BMM__RESTRICT A,
+                                         const BMM__T *BMM__RESTRICT B, BMM__T *BMM__RESTRICT C,
+                                         const int M, const int N, const int64_t K) {
+  enum { V = 16 / (int)sizeof(BMM__T) };
+  const int NV = N / V > 0 ? N / V : 1;
+  BMM__V16 vs[16][8], bv[8];
+  const BMM__T al = (BMM__T)pl->alpha, be = (BMM__T)pl->beta, *bias = (const BMM__T *)pl->bias;
+  const int rc = pl->read_c;
+  int64_t i, j, l;
+  for (i = 0; i < M; ++i)
+    for (j = 0; j < NV; ++j)
+      vs[i][j] = (BMM__V16){0};
+  for (l = 0; l < K; ++l) {
+    for (j = 0; j < NV; ++j)
+      bv[j] = BMM__V16LOAD(B + l * N + j * V);
+    for (i = 0; i < M; ++i) {
+      const BMM__T a = A[i * K + l];
+      for (j = 0; j < NV; ++j)
+        vs[i][j] += a * bv[j];
+    }
+  }
+  for (i = 0; i < M; ++i)
+    for (j = 0; j < NV; ++j) {
+      const BMM__T *bs = bias ? bias + j * V : NULL;
+      const BMM__V16 r = BMM__FN(vepilogue_v16)(rc, al, be, C + i * N + j * V, bs, vs[i][j]);
+      BMM__FN(vstore_c_v16)(2 * nt, C + i * N + j * V, r);
+    }
+}
+#endif
+/* One copy of the entry's code, reached through BMM__CPU_STREAM_AT. A second
+   copy for the tail (as the dot kernels have) once made bits depend on the
+   thread split: gcc contracted the epilogue differently in the two copies (7^3
+   f32 with beta and bias). The epilogue now leaves nothing to contract; one
+   copy stays (less code). */
+BMM__INLINE void BMM__FN(small_axpy)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0,
+                                     int64_t b1, const int M, const int N, const int64_t K) {
+  const int64_t sa = pl->a.batch_stride[0], sb = pl->b.batch_stride[0];
+  const int64_t sc = pl->c.batch_stride[0];
+  const int64_t len = (b1 - b0) / BMM__CPU_STREAMS;
+  const int nt = ch->stream;
+  int64_t st;
+  for (st = 0; st < b1 - b0; ++st) {
+    const int64_t bi = BMM__CPU_STREAM_AT(b0, len, st);
+    const BMM__T *BMM__RESTRICT A = (const BMM__T *)pl->a.ptr + bi * sa;
+    const BMM__T *BMM__RESTRICT B = (const BMM__T *)pl->b.ptr + bi * sb;
+    BMM__T *BMM__RESTRICT C = (BMM__T *)pl->c.ptr + bi * sc;
+#if BMM__CPU_VEXT
+    if (BMM__AXPY_FITS(M, N, BMM__CPU_VBYTES)) {
+      BMM__FN(small_axpy_v)(pl, nt, A, B, C, M, N, K);
+      continue;
+    }
+    if (BMM__AXPY_FITS(M, N, 16)) {
+      BMM__FN(small_axpy_v16)(pl, nt, A, B, C, M, N, K);
+      continue;
+    }
+#endif
+    {
+      BMM__T acc[16][16];
+      int64_t i, j, l;
+      for (i = 0; i < M; ++i)
+        for (j = 0; j < N; ++j)
+          acc[i][j] = 0;
+      for (l = 0; l < K; ++l)
+        for (i = 0; i < M; ++i) {
+          const BMM__T a = A[i * K + l];
+          for (j = 0; j < N; ++j)
+            acc[i][j] = BMM__FMA(a, B[l * N + j], acc[i][j]);
+        }
+      for (i = 0; i < M; ++i)
+        BMM__FN(store)(pl, C + i * N, 1, acc[i], N, 0, 1, nt);
+    }
+  }
+}
+#undef BMM__AXPY_FITS
+
+/* the named kernels of the size list */
+#define BMM__SMALL_DEF(FORM, M, N, K, SUFFIX)                                  \
+  static BMM__VEXT_ATTR void BMM__FN(small_##FORM##_##SUFFIX)(                 \
+      const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) { \
+    BMM__FN(small_##FORM)(pl, ch, b0, b1, M, N, (K) ? (int64_t)(K) : pl->k);   \
+  }
+BMM__CPU_SMALL_SHAPES(BMM__SMALL_DEF)
+#undef BMM__SMALL_DEF
+
+/* ---- cpu_dot, short columns: m = 2..4 rows of A stored as columns ---------
+   (a.row_stride 1, columns acs >= m apart: the col_a layout). Each column of A
+   is NV 16-byte loads times a broadcast of b, in four sums per vector (an
+   FMA's latency apart). A load covers up to NV*V - m elements past its column,
+   which lie inside the entry (acs >= m >= 2); those lanes are dropped, and the
+   last column is summed in scalars, so nothing past the entry is read. Entries
+   are walked as BMM__CPU_STREAMS interleaved sub-ranges. N = 1 kernels have
+   packed entries and (the seed's m = 3) constant k; N = 0 takes any strides
+   and n (bench/notes/cpu.md, "short columns"). */
+#if BMM__CPU_VEXT
+BMM__INLINE void BMM__FN(col_entry)(const bmm_plan *pl, int nt, int64_t bi, const int M,
+                                    const int N, const int64_t k) {
+  enum { V = 16 / (int)sizeof(BMM__T) };
+  const int NV = (M + V - 1) / V;
+  const int64_t n = N ? 1 : pl->n;
+  const int64_t acs = N ? M : pl->a.col_stride, brs = N ? 1 : pl->b.row_stride;
+  const int64_t bcs = pl->b.col_stride, crs = pl->c.row_stride, ccs = pl->c.col_stride;
+  const BMM__T *BMM__RESTRICT A;
+  const BMM__T *BMM__RESTRICT B;
+  BMM__T *BMM__RESTRICT C;
+  int64_t j, l, v, r;
+  {
+    const BMM__T *a0, *b0;
+    BMM__T *c0;
+    BMM__FN(ptrs)(pl, bi, &a0, &b0, &c0);
+    A = a0, B = b0, C = c0;
+  }
+  for (j = 0; j < n; ++j) {
+    const BMM__T *BMM__RESTRICT b = B + j * bcs;
+    BMM__V16 s[4][2];
+    BMM__T acc[2 * V];
+    for (r = 0; r < 4; ++r)
+      for (v = 0; v < NV; ++v)
+        s[r][v] = (BMM__V16){0};
+    for (l = 0; l + 4 < k; l += 4) /* columns l..l+3 < k-1 */
+      for (r = 0; r < 4; ++r)
+        for (v = 0; v < NV; ++v)
+          s[r][v] += BMM__V16LOAD(A + (l + r) * acs + v * V) * b[(l + r) * brs];
+    /* the rest but the last column (at most 3), sums named by constants */
+    for (r = 0; r < 3; ++r)
+      if (l + 1 < k) {
+        for (v = 0; v < NV; ++v)
+          s[r][v] += BMM__V16LOAD(A + l * acs + v * V) * b[l * brs];
+        ++l;
+      }
+    for (v = 0; v < NV; ++v)
+      BMM__V16STORE(acc + v * V, (s[0][v] + s[1][v]) + (s[2][v] + s[3][v]));
+    for (v = 0; v < M; ++v) /* l == k-1: the last column, in scalars */
+      acc[v] = BMM__FMA(A[l * acs + v], b[l * brs], acc[v]);
+    BMM__FN(store)(pl, C + j * ccs, crs, acc, M, j, 0, nt);
+  }
+}
+BMM__INLINE void BMM__FN(col)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1,
+                              const int M, const int N, const int64_t K) {
+  const int64_t len = (b1 - b0) / BMM__CPU_STREAMS;
+  const int nt = ch->stream;
+  int64_t u, q;
+  for (u = 0; u < len; ++u)
+    for (q = 0; q < BMM__CPU_STREAMS; ++q)
+      BMM__FN(col_entry)(pl, nt, b0 + q * len + u, M, N, K);
+  for (u = b0 + BMM__CPU_STREAMS * len; u < b1; ++u)
+    BMM__FN(col_entry)(pl, nt, u, M, N, K);
+}
+#define BMM__COL_DEF(FORM, M, N, K, SUFFIX)                                    \
+  static BMM__VEXT_ATTR void BMM__FN(dot_col_##SUFFIX)(                        \
+      const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) { \
+    BMM__FN(col)(pl, ch, b0, b1, M, N, (K) ? (int64_t)(K) : pl->k);            \
+  }
+BMM__CPU_COL_SHAPES(BMM__COL_DEF)
+#undef BMM__COL_DEF
+#endif
+
+/* ---- cpu_blocked: an R x NV-vector register tile, B in place or packed ----
+   The tile holds R <= MR rows by NV <= 2 vectors of C in named variables (with
+   AVX2: 12 sums, 2 rows of B and a broadcast fill the 16 ymm registers) and,
+   per step of k, reads NV contiguous vectors of one B row and one A element per
+   row. R and NV are constants of each tile kernel: dead rows and vectors
+   vanish, so the bottom edge needs no copy and no padding. B is read where it
+   lies when its rows are contiguous and one entry's B stays in L1/L2 (no
+   per-entry packing: a 32^3 entry is then pure streaming); else NC x KC blocks
+   of B are packed into 2-vector panels. With packing, the first KC block
+   applies the epilogue and later ones add alpha * partial (C is written by
+   then, so beta is applied once).
+   Tile: sums over l < k of a[i*ars + l*acs] * b[l*brs + j] for i < R, j < w
+   (w <= NV vectors), written to out[i * 2 vectors + j]. */
+typedef void (*BMM__FN(tile_fn))(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars, int64_t acs,
+                                 const BMM__T *BMM__RESTRICT b, int64_t brs, int64_t w,
+                                 BMM__T *BMM__RESTRICT out);
+#if BMM__CPU_VEXT
+/* one row i of the tile: its A element times the B vectors (a row past R is
+   dead code) */
+#define BMM__BLK_ROW(i)                      \
+  do {                                       \
+    if (R > i) {                             \
+      const BMM__T s = a[i * ars + l * acs]; \
+      c##i##0 += s * b0;                     \
+      if (NV > 1) c##i##1 += s * b1;         \
+    }                                        \
+  } while (0)
+#define BMM__BLK_ROWS() \
+  BMM__BLK_ROW(0);      \
+  BMM__BLK_ROW(1);      \
+  BMM__BLK_ROW(2);      \
+  BMM__BLK_ROW(3);      \
+  BMM__BLK_ROW(4);      \
+  BMM__BLK_ROW(5);      \
+  BMM__BLK_ROW(6);      \
+  BMM__BLK_ROW(7)
+#define BMM__BLK_OUT(i)                                        \
+  do {                                                         \
+    if (R > i) {                                               \
+      BMM__VSTORE(out + i * 2 * VL, c##i##0);                  \
+      if (NV > 1) BMM__VSTORE(out + i * 2 * VL + VL, c##i##1); \
+    }                                                          \
+  } while (0)
+BMM__INLINE void BMM__FN(tile)(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars, int64_t acs,
+                               const BMM__T *BMM__RESTRICT b, int64_t brs, int64_t w,
+                               BMM__T *BMM__RESTRICT out, const int R, const int NV) {
+  enum { VL = BMM__CPU_VBYTES / (int)sizeof(BMM__T) };
+  BMM__VEC c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0}, c30 = {0}, c31 = {0};
+  BMM__VEC c40 = {0}, c41 = {0}, c50 = {0}, c51 = {0}, c60 = {0}, c61 = {0}, c70 = {0}, c71 = {0};
+  BMM__VEC b0 = {0}, b1 = {0};
+  int64_t l, j;
+  if (w == NV * VL) {
+    for (l = 0; l < k; ++l) {
+      b0 = BMM__VLOAD(b + l * brs);
+      if (NV > 1) b1 = BMM__VLOAD(b + l * brs + VL);
+      BMM__BLK_ROWS();
+    }
+  } else { /* right edge: the row of B into zeros, never read past w */
+    BMM__T pad[2 * VL];
+    for (l = 0; l < k; ++l) {
+      for (j = 0; j < 2 * VL; ++j)
+        pad[j] = j < w ? b[l * brs + j] : (BMM__T)0;
+      b0 = BMM__VLOAD(pad);
+      if (NV > 1) b1 = BMM__VLOAD(pad + VL);
+      BMM__BLK_ROWS();
+    }
+  }
+  BMM__BLK_OUT(0);
+  BMM__BLK_OUT(1);
+  BMM__BLK_OUT(2);
+  BMM__BLK_OUT(3);
+  BMM__BLK_OUT(4);
+  BMM__BLK_OUT(5);
+  BMM__BLK_OUT(6);
+  BMM__BLK_OUT(7);
+}
+#undef BMM__BLK_ROW
+#undef BMM__BLK_ROWS
+#undef BMM__BLK_OUT
+#else
+BMM__INLINE void BMM__FN(tile)(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars, int64_t acs,
+                               const BMM__T *BMM__RESTRICT b, int64_t brs, int64_t w,
+                               BMM__T *BMM__RESTRICT out, const int R, const int NV) {
+  enum { VL = BMM__CPU_VBYTES / (int)sizeof(BMM__T) };
+  BMM__T r[BMM__BLK_MR][2 * VL];
+  int64_t i, j, l;
+  (void)NV;
+  for (i = 0; i < R; ++i)
+    for (j = 0; j < w; ++j)
+      r[i][j] = 0;
+  for (l = 0; l < k; ++l)
+    for (i = 0; i < R; ++i) {
+      const BMM__T s = a[i * ars + l * acs];
+      for (j = 0; j < w; ++j)
+        r[i][j] = BMM__FMA(s, b[l * brs + j], r[i][j]);
+    }
+  for (i = 0; i < R; ++i)
+    for (j = 0; j < w; ++j)
+      out[i * 2 * VL + j] = r[i][j];
+}
+#endif
+/* a tile kernel per rows R (1..MR) and vectors NV (1, 2) */
+#define BMM__BLK_TILE_DEF(R)                                                              \
+  static BMM__VEXT_ATTR void BMM__FN(tile_##R##x1)(                                       \
+      int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars, int64_t acs,                 \
+      const BMM__T *BMM__RESTRICT b, int64_t brs, int64_t w, BMM__T *BMM__RESTRICT out) { \
+    BMM__FN(tile)(k, a, ars, acs, b, brs, w, out, R, 1);                                  \
+  }                                                                                       \
+  static BMM__VEXT_ATTR void BMM__FN(tile_##R##x2)(                                       \
+      int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars, int64_t acs,                 \
+      const BMM__T *BMM__RESTRICT b, int64_t brs, int64_t w, BMM__T *BMM__RESTRICT out) { \
+    BMM__FN(tile)(k, a, ars, acs, b, brs, w, out, R, 2);                                  \
+  }
+BMM__BLK_TILE_ROWS(BMM__BLK_TILE_DEF)
+#undef BMM__BLK_TILE_DEF
+#define BMM__BLK_TILE_ENTRY(R) {BMM__FN(tile_##R##x1), BMM__FN(tile_##R##x2)},
+static const BMM__FN(tile_fn)
+    BMM__FN(tiles)[BMM__BLK_MR][2] = {BMM__BLK_TILE_ROWS(BMM__BLK_TILE_ENTRY)};
+#undef BMM__BLK_TILE_ENTRY
+
+/* h rows of cnt results from out (rows 2 vectors apart) to C at cp. The
+   full-width, unit-stride case is spelled out in vectors (gcc unrolls the
+   constant-count loop of the scalar store into scalar stores there), in a
+   function of its own (the epilogue's vector code once, not in every
+   caller). */
+#if BMM__CPU_VEXT
+static BMM__VEXT_ATTR void BMM__FN(blk_vstore)(const bmm_plan *pl, BMM__T *cp, int64_t crs,
+                                               const BMM__T *out, int64_t h, int64_t j0, int nt) {
+  enum { VL = BMM__CPU_VBYTES / (int)sizeof(BMM__T) };
+  const BMM__T al = (BMM__T)pl->alpha, be = (BMM__T)pl->beta, *bias = (const BMM__T *)pl->bias;
+  const int rc = pl->read_c;
+  int64_t i, v;
+  /* all rows aligned (streamed) or none: one test, not one per store (one
+     per store cost 16^3 f64 15% where none was aligned) */
+  nt = nt && ((uintptr_t)cp | (uintptr_t)crs * sizeof(BMM__T)) % BMM__CPU_VBYTES == 0;
+  for (i = 0; i < h; ++i)
+    for (v = 0; v < 2; ++v) {
+      BMM__T *c = cp + i * crs + v * VL;
+      const BMM__T *bs = bias ? bias + j0 + v * VL : NULL;
+      const BMM__VEC r =
+          BMM__FN(vepilogue_v)(rc, al, be, c, bs, BMM__VLOAD(out + (i * 2 + v) * VL));
+      BMM__FN(vstore_c_v)(nt, c, r);
+    }
+}
+#endif
+BMM__INLINE void BMM__FN(blk_store)(const bmm_plan *pl, BMM__T *cp, int64_t crs, int64_t ccs,
+                                    const BMM__T *out, int64_t h, int64_t cnt, int64_t j0, int nt) {
+  enum { NR = 2 * BMM__CPU_VBYTES / (int)sizeof(BMM__T) };
+  int64_t i;
+#if BMM__CPU_VEXT
+  if (ccs == 1 && cnt == NR) {
+    BMM__FN(blk_vstore)(pl, cp, crs, out, h, j0, nt);
+    return;
+  }
+#endif
+  (void)nt;
+  for (i = 0; i < h; ++i)
+    BMM__FN(store)(pl, cp + i * crs, ccs, out + i * NR, cnt, j0, 1, 0);
+}
+
+/* kernel blocked (bmm__cpu_pick): units are (entry, column block, row block)
+   triples (bmm__cpu_blk_units). With B packed and k > KC a unit holds its MB
+   rows' sums over the KC blocks in scratch after the packed B and applies the
+   epilogue once, at the last block: alpha multiplies the whole sum, never a KC
+   block's part (1e300 * 1e10 is Inf where 1e300 * (1e10 - 1e10 + 1) is not;
+   issue 24, defect 2). B is then re-packed per MB rows (~1/MB of the work). */
+static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t u0,
+                             int64_t u1) {
+  enum {
+    VL = BMM__CPU_VBYTES / (int)sizeof(BMM__T),
+    NR = 2 * VL,
+    NC = BMM__BLK_NC,
+    MR = BMM__BLK_MR,
+    KC_HOLDS_STREAMED_K = 1 / (BMM__BLK_KC >= BMM__CPU_STREAM_MAX_K)
+  };
+  const int sz = (int)sizeof(BMM__T);
+  const int64_t m = pl->m, n = pl->n, k = pl->k;
+  const int64_t ars = pl->a.row_stride, acs = pl->a.col_stride;
+  const int64_t brs = pl->b.row_stride, bcs = pl->b.col_stride;
+  const int64_t crs = pl->c.row_stride, ccs = pl->c.col_stride;
+  const int64_t per = bmm__cpu_blk_units(pl, sz), rows = bmm__cpu_blk_rows(pl, sz);
+  const int64_t nrb = (m + rows - 1) / rows;
+  const int in_place = bmm__cpu_blk_in_place(pl, sz);
+  /* streamed C is written once: k <= BMM__CPU_STREAM_MAX_K is one KC block */
+  const int nt = ch->stream;
+  BMM__T out[BMM__BLK_MR * NR];
+  BMM__T *bp = NULL;
+  int64_t u, bi, jc, pc, jr, ir, i, j, l, w;
+  /* dot products where the packing scratch cannot be had (no allocation
+     failure may fail the call) */
+  const int dots =
+      !in_place && !(bp = (BMM__T *)malloc(sizeof(BMM__T) * NC *
+                                           (BMM__BLK_KC + (k > BMM__BLK_KC ? BMM__BLK_MB : 0))));
+  for (u = u0; u < u1; ++u) {
+    const BMM__T *A, *B;
+    BMM__T *C;
+    /* this unit's rows i0..i1 and columns j0..j1 */
+    const int64_t i0 = u % per % nrb * rows, i1 = m - i0 > rows ? i0 + rows : m;
+    const int64_t j0 = u % per / nrb * NC, j1 = in_place || n - j0 <= NC ? n : j0 + NC;
+    bi = u / per;
+    BMM__FN(ptrs)(pl, bi, &A, &B, &C);
+    if (dots) {
+      for (i = i0; i < i1; ++i)
+        for (j = j0; j < j1; ++j) {
+          out[0] = BMM__FN(dotp)(A + i * ars, acs, B + j * bcs, brs, k);
+          BMM__FN(store)(pl, C + i * crs + j * ccs, 1, out, 1, j, 0, nt);
+        }
+      continue;
+    }
+    if (in_place) {
+      for (ir = i0; ir < i1; ir += MR) {
+        const int64_t h = i1 - ir < (int64_t)MR ? i1 - ir : (int64_t)MR;
+        for (jr = 0; jr + NR <= n; jr += NR) {
+          BMM__FN(tiles)[h - 1][1](k, A + ir * ars, ars, acs, B + jr, brs, NR, out);
+          BMM__FN(blk_store)(pl, C + ir * crs + jr * ccs, crs, ccs, out, h, NR, jr, nt);
+        }
+        for (; jr < n; jr += w) {
+          /* a right edge narrower than the tile: a full tile ending at column n
+             (its first columns are recomputed, not stored), or one vector; the
+             slow padded path only where n is narrower than a vector */
+          int64_t js = jr, tw = NR;
+          w = n - jr;
+          if (n >= NR)
+            js = n - NR;
+          else if (w > VL)
+            w = tw = VL;
+          else if (n >= VL)
+            js = n - VL, tw = VL;
+          else
+            tw = w;
+          BMM__FN(tiles)[h - 1][tw > VL](k, A + ir * ars, ars, acs, B + js, brs, tw, out);
+          BMM__FN(blk_store)(pl, C + ir * crs + jr * ccs, crs, ccs, out + (jr - js), h, w, jr, nt);
+        }
+      }
+      continue;
+    }
+    for (jc = j0; jc < j1; jc += NC) {
+      const int64_t nc = n - jc < (int64_t)NC ? n - jc : (int64_t)NC;
+      for (pc = 0; pc < k; pc += BMM__BLK_KC) {
+        const int64_t kc = k - pc < BMM__BLK_KC ? k - pc : BMM__BLK_KC;
+        for (jr = 0; jr < nc; jr += NR) {
+          BMM__T *dst = bp + jr * kc;
+          const int64_t wr = nc - jr < (int64_t)NR ? nc - jr : (int64_t)NR;
+          for (l = 0; l < kc; ++l) {
+            const BMM__T *src = B + (pc + l) * brs + (jc + jr) * bcs;
+            for (j = 0; j < wr; ++j)
+              dst[l * NR + j] = src[j * bcs];
+            for (; j < NR; ++j)
+              dst[l * NR + j] = 0;
+          }
+        }
+        for (ir = i0; ir < i1; ir += MR) {
+          const int64_t h = i1 - ir < (int64_t)MR ? i1 - ir : (int64_t)MR;
+          const BMM__T *at = A + ir * ars + pc * acs;
+          for (jr = 0; jr < nc; jr += NR) {
+            const int64_t wr = nc - jr < (int64_t)NR ? nc - jr : (int64_t)NR;
+            /* the panel is zero-padded to NR: the tile's full-width path */
+            BMM__FN(tiles)
+            [h - 1][wr > VL](kc, at, ars, acs, bp + jr * kc, NR, wr > VL ? NR : VL, out);
+            if (k <= BMM__BLK_KC) { /* one KC block: the epilogue at once */
+              BMM__FN(blk_store)
+              (pl, C + ir * crs + (jc + jr) * ccs, crs, ccs, out, h, wr, jc + jr, nt);
+            } else { /* sum the KC blocks' parts; the last one applies the epilogue */
+              BMM__T *acc =
+                  bp + BMM__BLK_KC * NC + ((ir - i0) / MR * (NC / NR) + jr / NR) * MR * NR;
+              for (l = 0; l < h * NR; ++l)
+                acc[l] = pc ? acc[l] + out[l] : out[l];
+              if (pc + kc == k)
+                BMM__FN(blk_store)
+                (pl, C + ir * crs + (jc + jr) * ccs, crs, ccs, acc, h, wr, jc + jr, nt);
+            }
+          }
+        }
+      }
+    }
+  }
+  free(bp);
+}
+
+/* ---- cpu_batch_simd: vectors across the batch -----------------------------
+   Batch-innermost: element (b, i, j) at (i*cols + j)*batch + b, so consecutive
+   batch entries of one element are contiguous. Each unit is a chunk of
+   BMM__BS_CHUNK entries; C[i][j] of VB entries at a time is accumulated in
+   registers over k. Every lane does the same scalar sequence, so chunk borders
+   (which depend on nothing but the batch) never change the bits. Every (i, l)
+   row of A and l row of B is its own stream (k*(m+1) of them, more than the
+   hardware prefetchers follow): each asks for its data 512 bytes ahead
+   (bench/notes/cpu.md, "batch_simd prefetch"). */
+static void BMM__FN(batch_simd)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t u0,
+                                int64_t u1) {
+  enum { VB = 2 * BMM__CPU_VBYTES / (int)sizeof(BMM__T), PF = 512 / (int)sizeof(BMM__T) };
+  const int64_t m = pl->m, n = pl->n, k = pl->k, nb = pl->batch;
+  const int64_t ars = pl->a.row_stride, acs = pl->a.col_stride;
+  const int64_t brs = pl->b.row_stride, bcs = pl->b.col_stride;
+  const int64_t crs = pl->c.row_stride, ccs = pl->c.col_stride;
+  int64_t u, i, j, l, v, vb;
+  (void)ch;
+  for (u = u0; u < u1; ++u) {
+    const int64_t b0 = u * BMM__BS_CHUNK;
+    const int64_t cnt = nb - b0 < BMM__BS_CHUNK ? nb - b0 : BMM__BS_CHUNK;
+    const BMM__T *A = (const BMM__T *)pl->a.ptr + b0, *B = (const BMM__T *)pl->b.ptr + b0;
+    BMM__T *C = (BMM__T *)pl->c.ptr + b0;
+    for (i = 0; i < m; ++i)
+      for (j = 0; j < n; ++j) {
+        BMM__T *cp = C + i * crs + j * ccs;
+        for (vb = 0; vb < cnt; vb += VB) {
+          BMM__T acc[VB];
+          for (v = 0; v < VB; ++v)
+            acc[v] = 0;
+          if (cnt - vb >= VB) {
+            for (l = 0; l < k; ++l) {
+              const BMM__T *BMM__RESTRICT x = A + i * ars + l * acs + vb;
+              const BMM__T *BMM__RESTRICT y = B + l * brs + j * bcs + vb;
+#if defined(__GNUC__)
+              __builtin_prefetch(x + PF);
+              if (i == 0) __builtin_prefetch(y + PF); /* later rows of C reuse B */
+#endif
+              for (v = 0; v < VB; ++v)
+                acc[v] = BMM__FMA(x[v], y[v], acc[v]);
+            }
+            BMM__FN(store)(pl, cp + vb, 1, acc, VB, j, 0, 0);
+          } else {
+            const int64_t w = cnt - vb;
+            for (l = 0; l < k; ++l) {
+              const BMM__T *BMM__RESTRICT x = A + i * ars + l * acs + vb;
+              const BMM__T *BMM__RESTRICT y = B + l * brs + j * bcs + vb;
+              for (v = 0; v < w; ++v)
+                acc[v] = BMM__FMA(x[v], y[v], acc[v]);
+            }
+            BMM__FN(store)(pl, cp + vb, 1, acc, w, j, 0, 0);
+          }
+        }
+      }
+  }
+}
+
+/* ---- this dtype's kernels, in the order of BMM__CPU_KERNELS ---------------- */
+#define BMM__KFN(NAME) BMM__FN(NAME),
+#if BMM__CPU_VEXT
+#define BMM__KFN_COL(FORM, M, N, K, SUFFIX) BMM__FN(dot_col_##SUFFIX),
+#else
+#define BMM__KFN_COL(FORM, M, N, K, SUFFIX) NULL,
+#endif
+#define BMM__KFN_SMALL(FORM, M, N, K, SUFFIX) BMM__FN(small_##FORM##_##SUFFIX),
+static const bmm__cpu_range_fn BMM__FN(kernels)[BMM__CPU_KERNEL_COUNT] = {
+    BMM__CPU_KERNELS(BMM__KFN, BMM__KFN_COL, BMM__KFN_SMALL)};
+#undef BMM__KFN
+#undef BMM__KFN_COL
+#undef BMM__KFN_SMALL
+
+#undef BMM__FMA
+#if BMM__CPU_VEXT
+#undef BMM__VEC
+#undef BMM__UVEC
+#undef BMM__V16
+#undef BMM__VLOAD
+#undef BMM__VSTORE
+#undef BMM__V16LOAD
+#undef BMM__V16STORE
+#undef BMM__VFMA
+#undef BMM__V16FMA
+#endif
+#endif /* BMM__CPU_SECTION */

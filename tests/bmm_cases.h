@@ -162,10 +162,13 @@ static inline void bmmx_fill(bmm_dtype dt, void *p, int64_t n, uint64_t *seed) {
   int64_t i;
   for (i = 0; i < n; ++i) {
     double v = bmmx_uniform(seed);
-    if (dt == BMM_F32)
-      ((float *)p)[i] = (float)v;
-    else
-      ((double *)p)[i] = v;
+    switch (dt) {
+#define BMMX__X(E, name, T, ...) \
+  case BMM_##E: ((T *)p)[i] = (T)v; break;
+      BMM_DTYPES(BMMX__X)
+#undef BMMX__X
+    default: break;
+    }
   }
 }
 
@@ -199,10 +202,13 @@ static inline void bmmx_fill_parallel(bmm_dtype dt, void *p, int64_t n, uint64_t
 static inline void bmmx_poison(bmm_dtype dt, void *p, int64_t n) {
   int64_t i;
   for (i = 0; i < n; ++i) {
-    if (dt == BMM_F32)
-      ((float *)p)[i] = (float)NAN;
-    else
-      ((double *)p)[i] = NAN;
+    switch (dt) {
+#define BMMX__X(E, name, T, ...) \
+  case BMM_##E: ((T *)p)[i] = (T)NAN; break;
+      BMM_DTYPES(BMMX__X)
+#undef BMMX__X
+    default: break;
+    }
   }
 }
 
@@ -223,12 +229,25 @@ static inline double bmmx_median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* the unit roundoff of the dtype's accumulation, from its BMM_DTYPES row */
 static inline double bmmx_unit_roundoff(bmm_dtype dt) {
-  return dt == BMM_F32 ? 5.9604644775390625e-8 : 1.1102230246251565e-16;
+  switch (dt) {
+#define BMMX__X(E, name, T, sz, ACC, u, ...) \
+  case BMM_##E: return u;
+    BMM_DTYPES(BMMX__X)
+#undef BMMX__X
+  default: return 0;
+  }
 }
 
 static inline double bmmx__get(bmm_dtype dt, const void *p, int64_t i) {
-  return dt == BMM_F32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
+  switch (dt) {
+#define BMMX__X(E, name, T, ...) \
+  case BMM_##E: return (double)((const T *)p)[i];
+    BMM_DTYPES(BMMX__X)
+#undef BMMX__X
+  default: return 0;
+  }
 }
 
 /* C offset of logical batch entry bi (C's dims, row-major flattening). */
@@ -434,7 +453,11 @@ static inline int bmmx_suite_load(const char *path, bmmx_case *out, int max, cha
     }
     memset(&c, 0, sizeof c);
     snprintf(c.name, sizeof c.name, "%s", name);
-    c.dtype = strcmp(dt, "f32") == 0 ? BMM_F32 : strcmp(dt, "f64") == 0 ? BMM_F64 : BMM_DTYPE_UNSET;
+    c.dtype = BMM_DTYPE_UNSET;
+#define BMMX__X(E, name, ...) \
+  if (strcmp(dt, #name) == 0) c.dtype = BMM_##E;
+    BMM_DTYPES(BMMX__X)
+#undef BMMX__X
     c.batch = b, c.m = m, c.n = nn, c.k = k;
     c.layout = bmmx_layout_parse(lay);
     if (c.dtype == BMM_DTYPE_UNSET || c.layout < 0 || b < 0 || m < 0 || nn < 0 || k < 0) {

@@ -882,10 +882,13 @@ static void test_sem_nonfinite(void) {
             where[0] = (unsigned char *)t.b.ptr, where[1] = t.b.init + (size_t)(-t.b.lo) * t.b.es;
           }
           for (j = 0; j < 2; ++j) {
-            if (dt == BMM_F32)
-              ((float *)(void *)where[j])[i] = (float)v;
-            else
-              ((double *)(void *)where[j])[i] = v;
+            switch (dt) {
+#define X(E, name, T, ...) \
+  case BMM_##E: ((T *)(void *)where[j])[i] = (T)v; break;
+              BMM_DTYPES(X)
+#undef X
+            default: break;
+            }
           }
         }
         tprob_run_all(&t, (unsigned)s);
@@ -1984,6 +1987,83 @@ static void test_explain(void) {
   }
 }
 
+/* ---- explain names the kernel that runs ------------------------------------- */
+
+/* the kernel name explain gives (after "kernel=") into out */
+static int explained_kernel(const bmm_problem *p, char *out, size_t len) {
+  char why[1024];
+  const char *k;
+  size_t n = 0;
+  if (bmm_explain(p, BMM_BACKEND_CPU, why, sizeof why) != BMM_OK) return 0;
+  k = strstr(why, "kernel=");
+  if (!k) return 0;
+  k += 7;
+  while (k[n] && k[n] != ' ' && n + 1 < len)
+    out[n] = k[n], ++n;
+  out[n] = 0;
+  return 1;
+}
+
+/* Every CPU strategy (forced, and AUTO) over dtypes, layouts and shapes that
+   reach the fixed-size, short-column, blocked and batch-across kernels:
+   bmm_explain's kernel= is the kernel bmm_cpu ran (bmm__cpu_last_kernel), and
+   the seed's 3x1x25 and 3x1x5 name different kernels. */
+static void test_explain_kernel(void) {
+  static const int64_t shapes[][4] = {
+      {3, 1, 25, 40}, {3, 1, 5, 40},   {3, 1, 7, 9},  {2, 1, 33, 9},    {4, 4, 4, 9}, {4, 4, 9, 9},
+      {8, 8, 8, 5},   {16, 16, 16, 2}, {5, 12, 3, 4}, {40, 33, 300, 1}, {1, 1, 1, 3}, {3, 3, 0, 2}};
+  static char seen[BMM__CPU_KERNEL_COUNT];
+  int dt, li, si, s, distinct = 0, i;
+  char name[64], ctx[256];
+  for (dt = 1; dt < BMM_DTYPE_COUNT; ++dt)
+    for (li = 0; li < BMMX_LAYOUT_COUNT; ++li)
+      for (si = 0; si < (int)(sizeof shapes / sizeof shapes[0]); ++si)
+        for (s = -1; s < NCPU; ++s) {
+          bmmx_case c;
+          bmmx_sizes_t z;
+          bmm_problem p;
+          size_t es = bmm_dtype_size((bmm_dtype)dt);
+          void *a, *b, *cc, *bias;
+          uint64_t seed = 7;
+          memset(&c, 0, sizeof c);
+          c.dtype = (bmm_dtype)dt, c.layout = li, c.m = shapes[si][0], c.n = shapes[si][1];
+          c.k = shapes[si][2], c.batch = shapes[si][3];
+          z = bmmx_sizes(&c);
+          a = malloc(es * (size_t)(z.a + 1)), b = malloc(es * (size_t)(z.b + 1));
+          cc = malloc(es * (size_t)(z.c + 1)), bias = malloc(es * (size_t)(c.n + 1));
+          bmmx_fill(c.dtype, a, z.a, &seed), bmmx_fill(c.dtype, b, z.b, &seed);
+          bmmx_fill(c.dtype, cc, z.c, &seed), bmmx_fill(c.dtype, bias, c.n, &seed);
+          p = bmmx_problem(&c, a, b, cc, bias);
+          p.strategy = s < 0 ? BMM_STRATEGY_AUTO : cpu_strategies[s].s;
+          snprintf(ctx, sizeof ctx, "%s %s %lldx%lldx%lld batch %lld strategy %s",
+                   bmm_dtype_name(c.dtype), bmmx_layout_name(li), (long long)c.m, (long long)c.n,
+                   (long long)c.k, (long long)c.batch, bmm_strategy_name(p.strategy));
+          if (explained_kernel(&p, name, sizeof name)) {
+            bmm__cpu_last_kernel = -1;
+            CHECK(bmm_cpu(&p) == BMM_OK, "%s: explain worked, bmm_cpu failed: %s", ctx,
+                  bmm_last_error());
+            CHECK(bmm__cpu_last_kernel >= 0 &&
+                      strcmp(name, bmm__cpu_kernel_names[bmm__cpu_last_kernel]) == 0,
+                  "%s: explain says kernel=%s, ran %s", ctx, name,
+                  bmm__cpu_last_kernel >= 0 ? bmm__cpu_kernel_names[bmm__cpu_last_kernel]
+                                            : "nothing");
+            if (bmm__cpu_last_kernel >= 0) seen[bmm__cpu_last_kernel] = 1;
+          } else {
+            CHECK(bmm_cpu(&p) != BMM_OK, "%s: explain failed, bmm_cpu worked", ctx);
+          }
+          if (s < 0 && li == BMMX_ROWMAJOR && c.n == 1 && c.m == 3 && c.batch == 40) {
+            const char *want = c.k == 25 ? "small_dot_3x1_k25" : "small_dot_3x1_k5";
+            CHECK(strcmp(name, want) == 0, "%s: seed shape names kernel %s, want %s", ctx, name,
+                  want);
+          }
+          free(a), free(b), free(cc), free(bias);
+        }
+  for (i = 0; i < BMM__CPU_KERNEL_COUNT; ++i)
+    distinct += seen[i];
+  /* the short-column kernels exist only with vector extensions */
+  CHECK(distinct >= (BMM__CPU_VEXT ? 20 : 12), "only %d distinct kernels reached", distinct);
+}
+
 /* ---- same bits for 1 and 2 threads ------------------------------------------ */
 
 /* Strategy i of cpu_strategies (-1: AUTO) into *st and its description into
@@ -2584,6 +2664,7 @@ static void test_regress_unsupported_names(void) {
   X(table_concurrent)           \
   X(concurrent_calls)           \
   X(explain)                    \
+  X(explain_kernel)             \
   X(epilogue_same_bits)         \
   X(threads_same_bits)          \
   X(regress_alpha_whole_sum)    \
