@@ -1513,9 +1513,10 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
                   bp + BMM__BLK_KC * NC + ((ir - i0) / MR * (NC / NR) + jr / NR) * MR * NR;
               for (l = 0; l < h * NR; ++l)
                 acc[l] = pc ? acc[l] + out[l] : out[l];
-              if (pc + kc == k)
+              if (pc + kc == k) {
                 BMM__FN(blk_store)
                 (pl, C + ir * crs + (jc + jr) * ccs, crs, ccs, acc, h, wr, jc + jr, nt);
+              }
             }
           }
         }

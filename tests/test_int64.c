@@ -301,7 +301,7 @@ int main(void) {
     return 1;
   }
 #define REL__X(E, n, T, s, ...) \
-  large_offsets(BMM_##E);  \
+  large_offsets(BMM_##E);       \
   overflow(BMM_##E);
   BMM_DTYPES(REL__X)
 #undef REL__X
