@@ -722,7 +722,7 @@ static int test_no_device(void) {
                 {75, "tables/generic.txt"}};
   static char want[16384], got[16384];
   static bmm_table_rule rules[BMM_TABLE_MAX_RULES];
-  float x[64];
+  float x[64] = {0};
   bmm_problem p = bmm_problem_rowmajor(BMM_F32, 4, 2, 2, 2, x, x + 16, x + 32);
   bmm_status s;
   char why[1024];
