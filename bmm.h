@@ -993,11 +993,11 @@ static bmm_status bmm__check_table(bmm_backend be, const bmm_table_rule *rules, 
 static void bmm__env_load(void); /* below, with the parser */
 
 /* ---- backends ------------------------------------------------------------
-   What bmm.h needs from a backend, registered by the backend itself: the
-   CPU's at the end of this file (it is part of every implementation),
-   CUDA's by bmm_cuda.cuh's implementation when the program starts (a C++
-   static initialiser), whichever of bmm.h and bmm_cuda.cuh a file includes
-   first. A backend not registered gives BMM_NOT_COMPILED. */
+   What bmm.h needs from a backend: the CPU's is defined at the end of this
+   file (part of every implementation, so bmm__backend_get returns it without
+   registering), CUDA's is registered by bmm_cuda.cuh's implementation when the program starts (a
+   C++ static initialiser), whichever of bmm.h and bmm_cuda.cuh a file includes first. A backend not
+   registered gives BMM_NOT_COMPILED. */
 typedef struct bmm__backend_ops {
   bmm_backend backend;
   /* the compiled default rules for compute capability arch*10 (CPU: any) */
@@ -1012,7 +1012,9 @@ typedef struct bmm__backend_ops {
 
 static const bmm__backend_ops *bmm__backends[BMM_BACKEND_COUNT];
 
-static int bmm__backend_register(const bmm__backend_ops *ops) {
+/* inline: only bmm_cuda.cuh's implementation calls it (a CPU-only build
+   must not warn that it is unused) */
+static inline int bmm__backend_register(const bmm__backend_ops *ops) {
   bmm__backends[ops->backend] = ops;
   return 1;
 }
@@ -1692,11 +1694,12 @@ static const bmm__backend_ops bmm__cpu_backend = {
 /* ---- the API over the registered backends ------------------------------ */
 
 /* The registered backend, or NULL with the NOT_COMPILED message set. The
-   CPU backend is part of every implementation (C has no static
-   initialisers: it registers on first use). */
+   CPU backend is part of every implementation and is returned directly: C
+   has no static initialisers, and registering it on first use was a write
+   that concurrent first calls raced on (TSan, test_threads_tsan_omp). */
 static const bmm__backend_ops *bmm__backend_get(bmm_backend be) {
-  if (!bmm__backends[BMM_BACKEND_CPU]) bmm__backend_register(&bmm__cpu_backend);
   if (be == BMM_BACKEND_AUTO) be = BMM_BACKEND_CPU; /* as before backends registered */
+  if (be == BMM_BACKEND_CPU) return &bmm__cpu_backend;
   if ((int)be <= BMM_BACKEND_AUTO || (int)be >= BMM_BACKEND_COUNT) {
     bmm__fail(BMM_NOT_COMPILED, "backend %d: no such backend", (int)be);
     return NULL;
