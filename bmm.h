@@ -1340,19 +1340,25 @@ static bmm_status bmm__parse_line(const char *s, size_t n, int line, bmm_table_r
   return BMM_OK;
 }
 
-/* text[0..size): a NUL byte inside is an error (a file's text would end
-   there silently); lines[i], if not NULL, gets rule i's line number. */
+/* text[0..size): a NUL byte anywhere is the first error reported, before
+   any line is parsed (a file's text would end there silently, and a file
+   holding one is not text); lines[i], if not NULL, gets rule i's line
+   number. */
 static bmm_status bmm__parse_text(const char *text, size_t size, bmm_table_rule *rules,
                                   int max_rules, int *count, int *lines) {
   int line = 0, n = 0;
   const char *s = text, *end = text + size;
+  const char *nul = (const char *)memchr(text, 0, size);
   *count = 0;
+  if (nul) {
+    for (line = 1; s < nul; ++s)
+      line += *s == '\n';
+    return bmm__fail(BMM_TABLE_FILE, "line %d: a NUL byte (a table file is text)", line);
+  }
   while (s < end) {
     const char *e = (const char *)memchr(s, '\n', (size_t)(end - s));
     size_t len = e ? (size_t)(e - s) : (size_t)(end - s), i = 0;
     ++line;
-    if (memchr(s, 0, len))
-      return bmm__fail(BMM_TABLE_FILE, "line %d: a NUL byte (a table file is text)", line);
     while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
       ++i;
     if (i < len && s[i] != '#') {

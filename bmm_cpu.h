@@ -347,7 +347,9 @@ static int64_t bmm__cpu_blk_rows(const bmm_plan *pl, int sz) {
   int64_t want, rows;
   if (bmm__cpu_blk_in_place(pl, sz)) return BMM__BLK_MB;
   if (pl->k > BMM__BLK_KC) return BMM__BLK_MB; /* a unit holds its rows' sums over k */
-  if (units >= BMM__BLK_FEW_UNITS) return pl->m > 0 ? pl->m : 1;
+  /* no units (an empty batch or n = 0) is no work: any row count, and no
+     division by zero below */
+  if (units >= BMM__BLK_FEW_UNITS || units < 1) return pl->m > 0 ? pl->m : 1;
   want = (int64_t)((BMM__BLK_FEW_UNITS + units - 1) / units);
   rows = (pl->m + want - 1) / want;
   rows = (rows + BMM__BLK_MR - 1) / BMM__BLK_MR * BMM__BLK_MR;
