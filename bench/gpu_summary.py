@@ -18,6 +18,8 @@ import os
 import re
 import sys
 
+from report import num  # one reading of a CSV number for both reports
+
 
 def read_csv(path):
     try:
@@ -25,14 +27,6 @@ def read_csv(path):
             return list(csv.DictReader(line for line in f if not line.startswith("#")))
     except (OSError, csv.Error):
         return []
-
-
-def num(x):
-    try:
-        v = float(x)
-        return v if math.isfinite(v) else None
-    except (TypeError, ValueError):
-        return None
 
 
 def meta(folder):
