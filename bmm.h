@@ -552,6 +552,11 @@ static int bmm__add(int64_t a, int64_t b, int64_t *out) {
   return 1;
 }
 
+/* ceil(a / b) for a >= 0, b > 0 without forming a + b - 1, which overflows
+   for sizes near INT64_MAX (a valid problem may have n = INT64_MAX when its
+   batch is empty: the fuzzer found (n + 256 - 1) / 256 in cpu_blocked) */
+static int64_t bmm__ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+
 /* a packed stride a*b; 0 where a size is negative or the product overflows
    (validation then refuses the problem: BAD_SIZE or OVERFLOW) */
 static int64_t bmm__packed_stride(int64_t a, int64_t b) {

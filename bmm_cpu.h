@@ -340,7 +340,7 @@ static int bmm__cpu_blk_in_place(const bmm_plan *pl, int sz) {
   return pl->b.col_stride == 1 && (double)pl->k * (double)pl->n * sz <= BMM__BLK_INPLACE_BYTES;
 }
 static int64_t bmm__cpu_blk_cblocks(const bmm_plan *pl, int sz) {
-  return bmm__cpu_blk_in_place(pl, sz) ? 1 : (pl->n + BMM__BLK_NC - 1) / BMM__BLK_NC;
+  return bmm__cpu_blk_in_place(pl, sz) ? 1 : bmm__ceil_div(pl->n, BMM__BLK_NC);
 }
 static int64_t bmm__cpu_blk_rows(const bmm_plan *pl, int sz) {
   double units = (double)pl->batch * (double)bmm__cpu_blk_cblocks(pl, sz);
@@ -351,13 +351,13 @@ static int64_t bmm__cpu_blk_rows(const bmm_plan *pl, int sz) {
      division by zero below */
   if (units >= BMM__BLK_FEW_UNITS || units < 1) return pl->m > 0 ? pl->m : 1;
   want = (int64_t)((BMM__BLK_FEW_UNITS + units - 1) / units);
-  rows = (pl->m + want - 1) / want;
-  rows = (rows + BMM__BLK_MR - 1) / BMM__BLK_MR * BMM__BLK_MR;
+  rows = bmm__ceil_div(pl->m, want);
+  rows = bmm__ceil_div(rows, BMM__BLK_MR) * BMM__BLK_MR;
   return rows > BMM__BLK_MB ? rows : BMM__BLK_MB;
 }
 static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz) {
   const int64_t rows = bmm__cpu_blk_rows(pl, sz);
-  return (pl->m + rows - 1) / rows * bmm__cpu_blk_cblocks(pl, sz);
+  return bmm__ceil_div(pl->m, rows) * bmm__cpu_blk_cblocks(pl, sz);
 }
 
 /* cpu_batch_simd: batch entries per work unit */
@@ -533,7 +533,7 @@ static bmm__cpu_choice bmm__cpu_pick(const bmm_plan *pl) {
       c.kernel = BMM__CPU_K_blocked, c.why = "register tiles, B packed in blocks";
   } else if (pl->strategy == BMM_CPU_BATCH_SIMD) {
     c.kernel = BMM__CPU_K_batch_simd, c.why = "vectors across the batch";
-    c.units = (pl->batch + BMM__BS_CHUNK - 1) / BMM__BS_CHUNK;
+    c.units = bmm__ceil_div(pl->batch, BMM__BS_CHUNK);
   }
   c.threads = bmm__cpu_threads(pl, c.units);
   return c;
@@ -1431,7 +1431,7 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
   const int64_t brs = pl->b.row_stride, bcs = pl->b.col_stride;
   const int64_t crs = pl->c.row_stride, ccs = pl->c.col_stride;
   const int64_t per = bmm__cpu_blk_units(pl, sz), rows = bmm__cpu_blk_rows(pl, sz);
-  const int64_t nrb = (m + rows - 1) / rows;
+  const int64_t nrb = bmm__ceil_div(m, rows);
   const int in_place = bmm__cpu_blk_in_place(pl, sz);
   /* streamed C is written once: k <= BMM__CPU_STREAM_MAX_K is one KC block */
   const int nt = ch->stream;

@@ -659,7 +659,7 @@ static int bmm__cuda_pow2_at_least(int64_t v, int lo, int hi) {
    far below its 2^31 - 1 limit whatever the batch. */
 static int64_t bmm__cuda_blocks(int64_t items, int64_t per_block, int block,
                                 const bmm__cuda_device *d) {
-  int64_t want = (items + per_block - 1) / per_block;
+  int64_t want = bmm__ceil_div(items, per_block);
   int64_t cap = d->sms > 0 ? (int64_t)d->sms * (d->max_threads / block) * 4 : 65535;
   if (cap < 1) cap = 1;
   if (want > cap) want = cap;
@@ -760,7 +760,7 @@ static bmm_status bmm__cuda_shape_cuda_staged(const bmm_plan *pl, const bmm__cud
   L->args.b_ld = (int)b_ld;
   L->args.b_off = (int)b_off;
   L->args.vec = vec;
-  L->grid = bmm__cuda_blocks((pl->batch + g - 1) / g, 1, L->block, d);
+  L->grid = bmm__cuda_blocks(bmm__ceil_div(pl->batch, g), 1, L->block, d);
   BMM__CUDA_WHY(L, "batch_per_block: %s; a_ld, b_ld: %s; vec: %s", group_why,
                 pl->rule.pad ? "padded by the rule" : "odd against bank conflicts",
                 pl->rule.vec ? "from the rule" : "16 bytes (narrower where misaligned)");
@@ -775,7 +775,7 @@ static bmm_status bmm__cuda_shape_cuda_tiled(const bmm_plan *pl, const bmm__cuda
   L->variant = tl == 64 ? BMM__CUDA_V_tiled64 : BMM__CUDA_V_tiled32;
   L->smem_static = (size_t)(2 * BMM__CUDA_TILE_K * (tl + 1)) * bmm_dtype_size(pl->dtype);
   L->block = 256;
-  L->grid = bmm__cuda_blocks(((pl->m + tl - 1) / tl) * ((pl->n + tl - 1) / tl) * pl->batch, 1,
+  L->grid = bmm__cuda_blocks(bmm__ceil_div(pl->m, tl) * bmm__ceil_div(pl->n, tl) * pl->batch, 1,
                              L->block, d);
   BMM__CUDA_WHY(L, "tile: %s",
                 pl->rule.tile ? "from the rule (32 or 64)" : "64 when m, n >= 64, else 32");
