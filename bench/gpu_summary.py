@@ -141,7 +141,8 @@ def main():
             text = open(os.path.join(folder, log), errors="replace").read()
         except OSError:
             continue
-        counts = re.findall(r"^(\d+) passed, (\d+) failed, (\d+) skipped", text, re.M)
+        counts = [(p, f, sk or "0") for p, f, sk in
+                  re.findall(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?", text, re.M)]
         fails = len(re.findall(r"^FAIL", text, re.M))
         lines.append("-- %s: %s%s" % (log, "; ".join("%s passed, %s failed, %s skipped" % c
                                                        for c in counts) or "no count line",

@@ -12,6 +12,7 @@
 #define BMM_IMPLEMENTATION
 #include "bmm.h"
 #include "tests/bmm_cases.h"
+#include "tests/bmm_test.h"
 
 #include <limits.h>
 #include <math.h>
@@ -31,29 +32,11 @@
 
 /* ---- the runner -------------------------------------------------------- */
 
-#define SHOW_MAX 20 /* failures printed per test; the rest are counted */
-
-static const char *g_test = "";
-static long g_passed, g_failed, g_shown;
 static const char *g_data = "tests/data";
 static char g_self[4096];
 
-static int check_at(int ok, const char *file, int line, const char *expr, const char *fmt, ...) {
-  va_list ap;
-  if (ok) {
-    ++g_passed;
-    return 1;
-  }
-  ++g_failed;
-  if (++g_shown > SHOW_MAX) return 0;
-  printf("FAIL %s (%s:%d): %s\n     ", g_test, file, line, expr);
-  va_start(ap, fmt);
-  vprintf(fmt, ap);
-  va_end(ap);
-  printf("\n");
-  return 0;
-}
-#define CHECK(cond, ...) check_at((cond) != 0, __FILE__, __LINE__, #cond, __VA_ARGS__)
+#define check_at bmmx_check_at
+#define CHECK BMMX_CHECK
 
 /* The status, and that the message names the status and contains `has`. */
 static int expect_at(const char *file, int line, bmm_status got, bmm_status want, const char *has,
@@ -110,11 +93,7 @@ static void claim_of(bmm_strategy s, unsigned *layouts, int64_t *mm, int64_t *mn
 #undef X
 }
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#define now_s bmmx_now
 
 /* ---- problems over guarded buffers ------------------------------------- */
 
@@ -1882,7 +1861,7 @@ static void child_env_bad(const char *file, const char *has) {
 }
 
 static int child_main(const char *mode, const char *file) {
-  g_test = mode;
+  bmmx_runner.test = mode;
   if (strcmp(mode, "env-good") == 0)
     child_env_good(file);
   else if (strcmp(mode, "env-bad") == 0)
@@ -1891,8 +1870,8 @@ static int child_main(const char *mode, const char *file) {
     child_env_bad(file, "cannot open");
   else
     CHECK(0, "unknown child mode %s", mode);
-  printf("child %s: %ld passed, %ld failed\n", mode, g_passed, g_failed);
-  return g_failed ? 1 : 0;
+  printf("child %s: ", mode);
+  return bmmx_summary();
 }
 
 static void test_table_env(void) {
@@ -2722,23 +2701,16 @@ int main(int argc, char **argv) {
          BMMX_TOL_C);
   for (i = 0; i < (int)(sizeof tests / sizeof tests[0]); ++i) {
     int want = argc < 2;
-    long p0 = g_passed, f0 = g_failed;
-    double t0;
     for (j = 1; j < argc; ++j)
       if (strstr(tests[i].name, argv[j])) want = 1;
     if (!want) continue;
     ++ran;
-    g_test = tests[i].name, g_shown = 0;
-    t0 = now_s();
+    bmmx_test_begin(tests[i].name);
     tests[i].fn();
     bmm_set_table(BMM_BACKEND_CPU, NULL, 0); /* a failed test may leave its table */
-    if (g_shown > SHOW_MAX)
-      printf("     ... %ld more failures in %s\n", g_shown - SHOW_MAX, g_test);
-    printf("%s %-28s %7ld checks %6.2f s\n", g_failed > f0 ? "FAIL" : "ok  ", tests[i].name,
-           g_passed - p0 + g_failed - f0, now_s() - t0);
+    bmmx_test_end();
   }
   if (ran == 0) printf("no test matches the filter (--list shows them)\n");
   printf("total %.1f s\n", now_s() - t_all);
-  printf("%ld passed, %ld failed\n", g_passed, g_failed);
-  return g_failed || ran == 0 ? 1 : 0;
+  return bmmx_summary() || ran == 0 ? 1 : 0;
 }

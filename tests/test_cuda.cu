@@ -30,6 +30,7 @@ static const bmm_table_rule test_override_sm90[] = {
 #define BMM_IMPLEMENTATION
 #include "bmm_cuda.cuh"
 #include "tests/bmm_cases.h"
+#include "tests/bmm_test.h"
 
 #include <stdarg.h>
 
@@ -37,39 +38,16 @@ static const bmm_table_rule test_override_sm90[] = {
 #include <omp.h>
 #endif
 
-static int g_pass, g_fail, g_skip, g_verbose;
-
-static void result(int ok, const char *fmt, ...) {
-  va_list ap;
-  if (ok)
-    ++g_pass;
-  else
-    ++g_fail;
-  if (ok && !g_verbose) return;
-  printf("%s: ", ok ? "ok" : "FAIL");
-  va_start(ap, fmt);
-  vprintf(fmt, ap);
-  va_end(ap);
-  printf("\n");
-  fflush(stdout);
-}
-
-static void skip(const char *fmt, ...) {
-  va_list ap;
-  ++g_skip;
-  printf("SKIP: ");
-  va_start(ap, fmt);
-  vprintf(fmt, ap);
-  va_end(ap);
-  printf("\n");
-}
+/* result(ok, fmt, ...): one check; skip(fmt, ...): one check that cannot run here */
+#define result(ok, ...) BMMX_CHECK(ok, __VA_ARGS__)
+#define skip bmmx_skip
 
 /* A device fault leaves the context unusable: stop, saying where. */
 static void cuda_or_die(cudaError_t e, const char *what) {
   if (e == cudaSuccess) return;
-  printf("FAIL: %s: %s (context lost, stopping)\n%d passed, %d failed, %d skipped\n", what,
-         cudaGetErrorString(e), g_pass, g_fail + 1, g_skip);
-  exit(1);
+  printf("FAIL: %s: %s (context lost, stopping)\n", what, cudaGetErrorString(e));
+  ++bmmx_runner.failed;
+  exit(bmmx_summary());
 }
 
 static const bmm_strategy all_strategies[] = {
@@ -419,7 +397,7 @@ static void test_tunables(cudaStream_t st) {
               bmm_problem p =
                   bmmx_problem(&r.c, (void *)16, (void *)(1 << 20), (void *)(1 << 24), NULL);
               bmm_explain(&p, BMM_BACKEND_CUDA, why, sizeof why);
-              if (g_verbose) printf("  %s\n", why);
+              if (bmmx_runner.verbose) printf("  %s\n", why);
             }
           }
   }
@@ -730,8 +708,7 @@ static int test_no_device(void) {
   size_t t;
   if (cudaGetDeviceCount(&ndev) == cudaSuccess && ndev > 0) {
     skip("--no-device: a device is visible (run with CUDA_VISIBLE_DEVICES= to hide it)");
-    printf("%d passed, %d failed, %d skipped\n", g_pass, g_fail, g_skip);
-    return 0;
+    return bmmx_summary();
   }
   (void)cudaGetLastError();
   s = bmm_cuda(&p, 0);
@@ -796,8 +773,7 @@ static int test_no_device(void) {
            tables[t].arch, bmm_last_error());
     bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
   }
-  printf("%d passed, %d failed, %d skipped\n", g_pass, g_fail, g_skip);
-  return g_fail ? 1 : 0;
+  return bmmx_summary();
 }
 
 int main(int argc, char **argv) {
@@ -805,7 +781,7 @@ int main(int argc, char **argv) {
   int ndev = 0, i, no_device = 0, quick = 0;
   cudaError_t e;
   for (i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "-v") == 0) g_verbose = 1;
+    if (strcmp(argv[i], "-v") == 0) bmmx_runner.verbose = 1;
     if (strcmp(argv[i], "--no-device") == 0) no_device = 1;
     if (strcmp(argv[i], "--quick") == 0) quick = 1;
     if (strcmp(argv[i], "--print-table") == 0 && i + 1 < argc) {
@@ -843,6 +819,5 @@ int main(int argc, char **argv) {
   buf_free(&h_a), buf_free(&h_b), buf_free(&h_c0), buf_free(&h_got), buf_free(&h_bias);
   buf_free(&d_a), buf_free(&d_b), buf_free(&d_c), buf_free(&d_bias);
   free(h_mask);
-  printf("%d passed, %d failed, %d skipped\n", g_pass, g_fail, g_skip);
-  return g_fail ? 1 : 0;
+  return bmmx_summary();
 }

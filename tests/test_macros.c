@@ -20,17 +20,9 @@ static const bmm_table_rule bmmx_macro_table[] = {
 #include "bmm.h"
 #include "tests/bmm_cases.h"
 
-static long passed, failed;
+#include "tests/bmm_test.h"
 
-static void check_at(int ok, int line, const char *what, const char *detail) {
-  if (ok) {
-    ++passed;
-    return;
-  }
-  ++failed;
-  printf("FAIL test_macros.c:%d: %s\n     %s\n", line, what, detail);
-}
-#define CHECK(cond, detail) check_at((cond) != 0, __LINE__, #cond, detail)
+#define CHECK(cond, detail) BMMX_CHECK(cond, "%s", detail)
 
 static double a[6 * 3 * 5], b[6 * 5 * 4], c[6 * 3 * 4], before[6 * 3 * 4];
 
@@ -118,6 +110,5 @@ int main(void) {
           why);
   }
 #endif
-  printf("%ld passed, %ld failed\n", passed, failed);
-  return failed || passed == 0 ? 1 : 0;
+  return bmmx_summary();
 }

@@ -11,20 +11,9 @@
 #include "bmm.h"
 #include "tests/bmm_cases.h"
 #include "tools/tune_compress.h"
+#include "tests/bmm_test.h"
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                          \
-  do {                                            \
-    if (cond) {                                   \
-      ++passed;                                   \
-    } else {                                      \
-      ++failed;                                   \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__);                        \
-      printf("\n");                               \
-    }                                             \
-  } while (0)
+#define CHECK BMMX_CHECK
 
 #define MAXP 256
 #define MAXC 16
@@ -418,6 +407,5 @@ int main(void) {
   test_budget_and_drop();
   test_override();
   test_shipped();
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed ? 1 : 0;
+  return bmmx_summary();
 }
