@@ -60,6 +60,7 @@ extern "C" {
 #define BMM_MAX_BATCH_DIMS 4
 #define BMM_TABLE_MAX_RULES 64
 #define BMM_NOTE_LEN 96
+#define BMM_KERNEL_LEN 32
 
 /* ---- the axes, each written once --------------------------------------- */
 
@@ -217,6 +218,11 @@ typedef struct bmm_table_rule {
   int tile;                /* tile edge (TILED/BLOCKED) */
   int pad;                 /* shared-memory padding or bank skew, elements */
   char note[BMM_NOTE_LEN]; /* provenance: device, date, command */
+  /* CPU: run this kernel (a name bmm_explain prints after `kernel=`) where it
+     belongs to the rule's strategy and fits the problem; "" = the pick
+     decides. Last, so rules written positionally up to the note keep their
+     meaning. */
+  char kernel[BMM_KERNEL_LEN];
 } bmm_table_rule;
 
 #define BMM_DT(d) (1u << (d))
@@ -942,6 +948,8 @@ static bmm_strategy bmm__first_claiming_all(bmm_backend be) {
 
 /* Every field of every rule; *bad gets the index of the rule at fault (count
    for a bad count), so that a file's error can name its line. */
+static int bmm__kernel_index(bmm_backend be, const char *name); /* with the backends */
+
 static bmm_status bmm__check_table_at(bmm_backend be, const bmm_table_rule *rules, int count,
                                       int *bad) {
   int i;
@@ -979,6 +987,16 @@ static bmm_status bmm__check_table_at(bmm_backend be, const bmm_table_rule *rule
     if (strpbrk(r->note, "\n\r"))
       return bmm__fail(BMM_BAD_TABLE, "%s table rule %d: note contains a line break",
                        bmm_backend_name(be), i);
+    if (!memchr(r->kernel, 0, sizeof r->kernel))
+      return bmm__fail(BMM_BAD_TABLE,
+                       "%s table rule %d: kernel has no terminating NUL in its %d bytes",
+                       bmm_backend_name(be), i, BMM_KERNEL_LEN);
+    if (r->kernel[0] && bmm__kernel_index(be, r->kernel) < 0)
+      return bmm__fail(BMM_BAD_TABLE,
+                       "%s table rule %d: kernel=%s is not a %s kernel (bmm_explain prints the "
+                       "names after kernel=; CUDA rules pin their variant by strategy and "
+                       "tunables)",
+                       bmm_backend_name(be), i, r->kernel, bmm_backend_name(be));
   }
   *bad = count - 1;
   if (!bmm__rule_is_catch_all(&rules[count - 1]) || !bmm__claims_all(rules[count - 1].strategy))
@@ -1013,6 +1031,9 @@ typedef struct bmm__backend_ops {
   bmm_status (*explain)(const bmm_problem *p, char *buf, size_t len);
   /* run p; queue: the backend's stream (cudaStream_t), NULL on the CPU */
   bmm_status (*run)(const bmm_problem *p, void *queue);
+  /* the index of a kernel a rule may pin by name (kernel=), -1 if none has
+     it; NULL: the backend's rules pin nothing by name */
+  int (*kernel_index)(const char *name);
 } bmm__backend_ops;
 
 static const bmm__backend_ops *bmm__backends[BMM_BACKEND_COUNT];
@@ -1120,7 +1141,9 @@ bmm_status bmm_set_table(bmm_backend be, const bmm_table_rule *rules, int count)
 /* One rule a line: dtypes layouts m n k batch strategy [key=value ...] [# note]
    dtypes, layouts: `*` or comma lists (f32,f64 / rowmajor,shared_b);
    ranges: `*`, `N`, `A..B` or `A..` (inclusive); keys: threads, batch_per_block,
-   lanes, vec, tile, pad. `#` starts a comment; blank lines are skipped. */
+   lanes, vec, tile, pad, and kernel=NAME (a CPU kernel the rule pins; names
+   checked by the backend when the table is set). `#` starts a comment; blank
+   lines are skipped. */
 
 static const char *const bmm__tunable_names[6] = {
     "threads", "batch_per_block", "lanes", "vec", "tile", "pad"};
@@ -1188,6 +1211,7 @@ static void bmm__put_rule(bmm__buf *b, const bmm_table_rule *r, int width) {
     int v = *bmm__tunable((bmm_table_rule *)r, i);
     if (v) bmm__put(b, " %s=%d", bmm__tunable_names[i], v);
   }
+  if (r->kernel[0]) bmm__put(b, " kernel=%s", r->kernel);
   if (r->note[0]) bmm__put(b, width ? "  # %s" : " # %s", r->note);
 }
 
@@ -1318,6 +1342,22 @@ static bmm_status bmm__parse_line(const char *s, size_t n, int line, bmm_table_r
       int64_t v;
       while (eq < i && s[eq] != '=')
         ++eq;
+      if (bmm__word_eq(s + w0, eq - w0, "kernel")) {
+        size_t c, kn = i - eq - 1;
+        int bad = eq + 1 >= i || kn >= BMM_KERNEL_LEN;
+        for (c = eq + 1; c < i && !bad; ++c)
+          bad = !((s[c] >= 'a' && s[c] <= 'z') || (s[c] >= '0' && s[c] <= '9') || s[c] == '_');
+        if (bad)
+          return bmm__fail(BMM_TABLE_FILE,
+                           "line %d: kernel= takes a kernel name of 1..%d characters a-z, 0-9, _ "
+                           "(bmm_explain prints them), got `%.*s`",
+                           line, BMM_KERNEL_LEN - 1, (int)wn, s + w0);
+        if (seen & (1u << 6)) return bmm__fail(BMM_TABLE_FILE, "line %d: kernel given twice", line);
+        seen |= 1u << 6;
+        memcpy(r->kernel, s + eq + 1, kn);
+        r->kernel[kn] = 0;
+        break;
+      }
       for (t = 0; t < 6 && eq < i; ++t)
         if (bmm__word_eq(s + w0, eq - w0, bmm__tunable_names[t])) found = t;
       if (found < 0 || eq + 1 >= i || bmm__parse_int(s + eq + 1, i - eq - 1, &v) != i - eq - 1 ||
@@ -1325,7 +1365,7 @@ static bmm_status bmm__parse_line(const char *s, size_t n, int line, bmm_table_r
         return bmm__fail(
             BMM_TABLE_FILE,
             "line %d: expected key=value with key one of threads, batch_per_block, lanes, "
-            "vec, tile, pad and a value in 0..%d, got `%.*s`",
+            "vec, tile, pad and a value in 0..%d (or kernel=NAME), got `%.*s`",
             line, INT_MAX, (int)wn, s + w0);
       if (seen & (1u << found))
         return bmm__fail(BMM_TABLE_FILE, "line %d: %s given twice", line,
@@ -1533,6 +1573,7 @@ static size_t bmm__explain_plan(const bmm_plan *p, const bmm_table_rule *rules, 
     int v = *bmm__tunable((bmm_table_rule *)&p->rule, i);
     if (v) bmm__put(&b, " %s=%d", bmm__tunable_names[i], v);
   }
+  if (p->rule.kernel[0]) bmm__put(&b, " kernel=%s", p->rule.kernel);
   if (p->rule_index < 0) {
     bmm__put(&b, "; %s", p->rule.note);
     return b.used;
@@ -1597,110 +1638,13 @@ static bmm_status bmm__table_get_with(bmm_backend be, const bmm_table_rule *dflt
 }
 #endif
 
-/* ---- the CPU backend --------------------------------------------------- */
+/* ---- the CPU backend: kernels, bmm_cpu and the bmm_<strategy> entry
+   points, bmm_reference, and its descriptor bmm__cpu_backend ------------- */
 #include "bmm_cpu.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#ifndef BMM_CPU_TABLE
-#define BMM_CPU_TABLE bmm__cpu_default_table
-#endif
-#ifndef BMM_FORCE_CPU_STRATEGY
-#define BMM_FORCE_CPU_STRATEGY BMM_STRATEGY_AUTO
-#endif
-#define BMM__CPU_NRULES ((int)(sizeof(BMM_CPU_TABLE) / sizeof(BMM_CPU_TABLE[0])))
-
-/* The static switch: the one place that names every CPU kernel. */
-static bmm_status bmm__cpu_run(const bmm_plan *pl) {
-  if (pl->m == 0 || pl->n == 0 || pl->batch == 0) return bmm__ok();
-  switch (pl->strategy) {
-#define BMM__X(E, name, l, mm, mn, mk, d) case BMM_##E:
-    BMM_CPU_STRATEGIES(BMM__X)
-#undef BMM__X
-    bmm__cpu_execute(pl);
-    break;
-  default:
-    return bmm__fail(BMM_BAD_STRATEGY, "strategy %s is not a CPU strategy",
-                     bmm_strategy_name(pl->strategy));
-  }
-  return bmm__ok();
-}
-
-bmm_status bmm_cpu(const bmm_problem *p) {
-  bmm_plan pl;
-  bmm_status s = bmm__plan_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES,
-                                BMM_FORCE_CPU_STRATEGY, &pl);
-  return s != BMM_OK ? s : bmm__cpu_run(&pl);
-}
-
-/* An entry point named for a strategy runs that strategy or refuses: a
-   problem that asks for another one is a contradiction, not a preference. */
-static bmm_status bmm__cpu_entry(const bmm_problem *p, bmm_strategy s) {
-  bmm_plan pl;
-  bmm_status st;
-  if (p && p->strategy != BMM_STRATEGY_AUTO && p->strategy != s) {
-    st = bmm__validate(p, &pl); /* a bad problem says so first, as everywhere */
-    if (st != BMM_OK) return st;
-    return bmm__fail(BMM_BAD_STRATEGY,
-                     "bmm_%s() called with problem.strategy = %s: set it to AUTO (0) or %s, or "
-                     "call bmm_cpu()",
-                     bmm_strategy_name(s), bmm_strategy_name(p->strategy), bmm_strategy_name(s));
-  }
-  st = bmm__plan_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES, s, &pl);
-  return st != BMM_OK ? st : bmm__cpu_run(&pl);
-}
-
-#define BMM__X(E, name, l, mm, mn, mk, d) \
-  bmm_status bmm_##name(const bmm_problem *p) { return bmm__cpu_entry(p, BMM_##E); }
-BMM_CPU_STRATEGIES(BMM__X)
-#undef BMM__X
-
-bmm_status bmm_reference(const bmm_problem *p, long double *out, long double *mag) {
-  bmm_plan pl;
-  bmm_status s = bmm__validate(p, &pl);
-  if (s != BMM_OK) return s;
-  if (pl.m * pl.n * pl.batch > 0 && !out) return bmm__fail(BMM_NULL_POINTER, "out is NULL");
-  switch (pl.dtype) {
-#define BMM__X(E, name, T, sz, ...) \
-  case BMM_##E: bmm__cpu_reference_##name(&pl, out, mag); break;
-    BMM_DTYPES(BMM__X)
-#undef BMM__X
-  default: break;
-  }
-  return bmm__ok();
-}
-
-/* ---- the CPU backend's descriptor ---------------------------------------- */
-static void bmm__cpu_table_for(int arch, const bmm_table_rule **rules, int *count) {
-  (void)arch;
-  *rules = BMM_CPU_TABLE, *count = BMM__CPU_NRULES;
-}
-
-static bmm_status bmm__cpu_plan(const bmm_problem *p, bmm_plan *out) {
-  return bmm__plan_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES, BMM_FORCE_CPU_STRATEGY,
-                        out);
-}
-
-static bmm_status bmm__cpu_explain(const bmm_problem *p, char *buf, size_t len) {
-  bmm_plan pl;
-  bmm_status s = bmm__explain_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES,
-                                   BMM_FORCE_CPU_STRATEGY, buf, len, &pl);
-  if (s == BMM_OK) {
-    const size_t used = strlen(buf);
-    bmm__cpu_explain_choice(&pl, buf + used, len - used);
-  }
-  return s;
-}
-
-static bmm_status bmm__cpu_run_problem(const bmm_problem *p, void *queue) {
-  (void)queue;
-  return bmm_cpu(p);
-}
-
-static const bmm__backend_ops bmm__cpu_backend = {
-    BMM_BACKEND_CPU, bmm__cpu_table_for, bmm__cpu_plan, bmm__cpu_explain, bmm__cpu_run_problem};
 
 /* ---- the API over the registered backends ------------------------------ */
 
@@ -1721,6 +1665,14 @@ static const bmm__backend_ops *bmm__backend_get(bmm_backend be) {
               "implementation from bmm_cuda.cuh)",
               bmm_backend_name(be));
   return bmm__backends[be];
+}
+
+static int bmm__kernel_index(bmm_backend be, const char *name) {
+  const bmm__backend_ops *ops =
+      be == BMM_BACKEND_CPU
+          ? &bmm__cpu_backend
+          : ((int)be > 0 && (int)be < BMM_BACKEND_COUNT ? bmm__backends[be] : NULL);
+  return ops && ops->kernel_index ? ops->kernel_index(name) : -1;
 }
 
 bmm_status bmm_plan_problem(const bmm_problem *p, bmm_backend be, bmm_plan *out) {

@@ -389,6 +389,7 @@ typedef struct bmm__cpu_choice {
   int threads;     /* threads the units are split over */
   int stream;      /* C stored by non-temporal stores (bmm__cpu_stream_c) */
   const char *why; /* why this kernel */
+  const char *pin; /* the rule's kernel= did not apply: why (NULL: no pin, or it ran) */
 } bmm__cpu_choice;
 
 /* Work on units [u0, u1) (batch entries, or batch chunks). */
@@ -477,21 +478,93 @@ static int bmm__cpu_find_shape(const bmm__cpu_shape *s, int count, int64_t m, in
   return -1;
 }
 
+/* The kernel a rule pins by name (kernel=NAME), or -1. */
+static int bmm__cpu_kernel_index(const char *name) {
+  int i;
+  for (i = 0; i < BMM__CPU_KERNEL_COUNT; ++i)
+    if (strcmp(bmm__cpu_kernel_names[i], name) == 0) return i;
+  return -1;
+}
+
+static const bmm__cpu_shape *bmm__cpu_shape_of(const bmm__cpu_shape *s, int count, int kid) {
+  int i;
+  for (i = 0; i < count; ++i)
+    if (s[i].kernel == kid) return &s[i];
+  return NULL;
+}
+
+/* Why a pinned kernel cannot run this call (NULL: it can). A kernel runs
+   only inside the strategies whose pick may choose it, and only where the
+   pick's own conditions for it hold, so a pin never reaches a kernel on
+   data it does not handle; the pick then stands and explain says why. */
+static const char *bmm__cpu_pin_misfit(const bmm_plan *pl, int kid) {
+  const bmm_strategy s = pl->strategy;
+  const int64_t m = pl->m, n = pl->n, k = pl->k;
+  const bmm__cpu_shape *sh;
+  const int dot_family = s == BMM_CPU_DOT || s == BMM_CPU_SMALL;
+  if (!pl->use_ab) return "alpha = 0 or k = 0 always runs the C = beta*C + bias pass";
+  if (kid == BMM__CPU_K_ref) return s == BMM_CPU_REF ? NULL : "ref runs only under cpu_ref";
+  if (s == BMM_CPU_REF) return "cpu_ref runs only ref";
+  if (kid == BMM__CPU_K_scale) return "scale runs only where A*B does not count";
+  if (kid == BMM__CPU_K_blocked)
+    return s == BMM_CPU_BLOCKED || s == BMM_CPU_SMALL
+               ? NULL
+               : "blocked runs under cpu_blocked or cpu_small";
+  if (kid == BMM__CPU_K_batch_simd)
+    return s == BMM_CPU_BATCH_SIMD ? NULL : "batch_simd runs only under cpu_batch_simd";
+  if (kid == BMM__CPU_K_dot_strided)
+    return dot_family ? NULL : "dot forms run under cpu_dot or cpu_small";
+  if (kid == BMM__CPU_K_dot_contig)
+    return !dot_family ? "dot forms run under cpu_dot or cpu_small"
+           : pl->a.col_stride == 1 && pl->b.row_stride == 1
+               ? NULL
+               : "dot_contig needs A rows and B columns contiguous";
+  if (kid == BMM__CPU_K_dot_rows)
+    return !dot_family             ? "dot forms run under cpu_dot or cpu_small"
+           : pl->b.col_stride == 1 ? NULL
+                                   : "dot_rows needs B rows contiguous";
+  if (kid == BMM__CPU_K_dot_cols)
+    return !dot_family             ? "dot forms run under cpu_dot or cpu_small"
+           : pl->a.row_stride == 1 ? NULL
+                                   : "dot_cols needs A columns contiguous";
+  sh = bmm__cpu_shape_of(bmm__cpu_col_shapes,
+                         (int)(sizeof bmm__cpu_col_shapes / sizeof bmm__cpu_col_shapes[0]), kid);
+  if (sh) {
+    if (s != BMM_CPU_DOT) return "dot_col kernels run only under cpu_dot";
+    if (!BMM__CPU_VEXT) return "dot_col kernels are not built without vector extensions";
+    if (pl->a.row_stride != 1 || m != sh->m || pl->a.col_stride < m)
+      return "dot_col kernels need m columns of A, contiguous, of the kernel's m";
+    if (sh->n == 1 && !(pl->a.col_stride == m && n == 1 && pl->b.row_stride == 1))
+      return "this dot_col kernel needs packed A columns, n = 1 and B contiguous";
+    return sh->k && sh->k != k ? "the kernel is built for another k" : NULL;
+  }
+  sh =
+      bmm__cpu_shape_of(bmm__cpu_small_shapes,
+                        (int)(sizeof bmm__cpu_small_shapes / sizeof bmm__cpu_small_shapes[0]), kid);
+  if (sh) {
+    if (s != BMM_CPU_SMALL) return "small kernels run only under cpu_small";
+    return sh->m == m && (sh->n == 0 || sh->n == n) && (sh->k == 0 || sh->k == k)
+               ? NULL
+               : "the kernel is built for another shape";
+  }
+  return "no such kernel in this build";
+}
+
 /* Everything a call does, in one place: the kernel inside the strategy (the
    table or the caller chose the strategy), its work units, its threads and
-   whether C is streamed. Kernels read their choice and decide nothing. */
+   whether C is streamed. Kernels read their choice and decide nothing. A
+   rule's kernel= pin replaces the kernel where it fits (units and threads
+   are the strategy's either way). */
 static bmm__cpu_choice bmm__cpu_pick(const bmm_plan *pl) {
   bmm__cpu_choice c;
   const int sz = (int)bmm_dtype_size(pl->dtype);
   const int64_t m = pl->m, n = pl->n, k = pl->k;
   c.kernel = BMM__CPU_K_ref, c.units = pl->batch, c.why = "", c.stream = bmm__cpu_stream_c(pl);
+  c.pin = NULL;
   if (pl->strategy == BMM_CPU_REF) {
     /* the oracle: one thread, plain loops, even where A*B does not count */
     c.why = "plain loops (the reference)";
-    c.threads = 1;
-    return c;
-  }
-  if (!pl->use_ab) {
+  } else if (!pl->use_ab) {
     c.kernel = BMM__CPU_K_scale, c.why = "alpha = 0 or k = 0: C = beta*C + bias";
   } else if (pl->strategy == BMM_CPU_DOT) {
     /* Short columns: A columns of m = 2..4 contiguous rows, acs >= m apart,
@@ -535,7 +608,12 @@ static bmm__cpu_choice bmm__cpu_pick(const bmm_plan *pl) {
     c.kernel = BMM__CPU_K_batch_simd, c.why = "vectors across the batch";
     c.units = bmm__ceil_div(pl->batch, BMM__BS_CHUNK);
   }
-  c.threads = bmm__cpu_threads(pl, c.units);
+  if (pl->rule.kernel[0]) {
+    const int kid = bmm__cpu_kernel_index(pl->rule.kernel);
+    c.pin = kid < 0 ? "no such kernel in this build" : bmm__cpu_pin_misfit(pl, kid);
+    if (!c.pin) c.kernel = kid, c.why = "pinned by the rule's kernel=";
+  }
+  c.threads = pl->strategy == BMM_CPU_REF ? 1 : bmm__cpu_threads(pl, c.units);
   return c;
 }
 
@@ -615,6 +693,10 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
            bmm__cpu_kernel_names[ch.kernel], ch.why, (long long)ch.units, ch.threads,
            ch.threads == 1 ? "" : "s");
   used = strlen(buf);
+  if (ch.pin && used < len)
+    snprintf(buf + used, len - used, "; the rule's kernel=%s does not apply: %s", pl->rule.kernel,
+             ch.pin);
+  used = strlen(buf);
   if (ch.stream && used < len)
     snprintf(buf + used, len - used,
              "; C streamed (non-temporal stores: beta = 0 and the call moves >= "
@@ -646,6 +728,106 @@ static const bmm_table_rule bmm__cpu_default_table[] = {
              .note = "catch-all; dev VM 2026-11-23 bench_cpu: col_a 2x ref, n < 8"),
 };
 BMM_RULES_END
+
+/* ---- the CPU backend: entry points and its descriptor for bmm.h ---------- */
+#ifndef BMM_CPU_TABLE
+#define BMM_CPU_TABLE bmm__cpu_default_table
+#endif
+#ifndef BMM_FORCE_CPU_STRATEGY
+#define BMM_FORCE_CPU_STRATEGY BMM_STRATEGY_AUTO
+#endif
+#define BMM__CPU_NRULES ((int)(sizeof(BMM_CPU_TABLE) / sizeof(BMM_CPU_TABLE[0])))
+
+/* The static switch: the one place that names every CPU kernel. */
+static bmm_status bmm__cpu_run(const bmm_plan *pl) {
+  if (pl->m == 0 || pl->n == 0 || pl->batch == 0) return bmm__ok();
+  switch (pl->strategy) {
+#define BMM__X(E, name, l, mm, mn, mk, d) case BMM_##E:
+    BMM_CPU_STRATEGIES(BMM__X)
+#undef BMM__X
+    bmm__cpu_execute(pl);
+    break;
+  default:
+    return bmm__fail(BMM_BAD_STRATEGY, "strategy %s is not a CPU strategy",
+                     bmm_strategy_name(pl->strategy));
+  }
+  return bmm__ok();
+}
+
+bmm_status bmm_cpu(const bmm_problem *p) {
+  bmm_plan pl;
+  bmm_status s = bmm__plan_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES,
+                                BMM_FORCE_CPU_STRATEGY, &pl);
+  return s != BMM_OK ? s : bmm__cpu_run(&pl);
+}
+
+/* An entry point named for a strategy runs that strategy or refuses: a
+   problem that asks for another one is a contradiction, not a preference. */
+static bmm_status bmm__cpu_entry(const bmm_problem *p, bmm_strategy s) {
+  bmm_plan pl;
+  bmm_status st;
+  if (p && p->strategy != BMM_STRATEGY_AUTO && p->strategy != s) {
+    st = bmm__validate(p, &pl); /* a bad problem says so first, as everywhere */
+    if (st != BMM_OK) return st;
+    return bmm__fail(BMM_BAD_STRATEGY,
+                     "bmm_%s() called with problem.strategy = %s: set it to AUTO (0) or %s, or "
+                     "call bmm_cpu()",
+                     bmm_strategy_name(s), bmm_strategy_name(p->strategy), bmm_strategy_name(s));
+  }
+  st = bmm__plan_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES, s, &pl);
+  return st != BMM_OK ? st : bmm__cpu_run(&pl);
+}
+
+#define BMM__X(E, name, l, mm, mn, mk, d) \
+  bmm_status bmm_##name(const bmm_problem *p) { return bmm__cpu_entry(p, BMM_##E); }
+BMM_CPU_STRATEGIES(BMM__X)
+#undef BMM__X
+
+bmm_status bmm_reference(const bmm_problem *p, long double *out, long double *mag) {
+  bmm_plan pl;
+  bmm_status s = bmm__validate(p, &pl);
+  if (s != BMM_OK) return s;
+  if (pl.m * pl.n * pl.batch > 0 && !out) return bmm__fail(BMM_NULL_POINTER, "out is NULL");
+  switch (pl.dtype) {
+#define BMM__X(E, name, T, sz, ...) \
+  case BMM_##E: bmm__cpu_reference_##name(&pl, out, mag); break;
+    BMM_DTYPES(BMM__X)
+#undef BMM__X
+  default: break;
+  }
+  return bmm__ok();
+}
+
+/* ---- the CPU backend's descriptor ---------------------------------------- */
+static void bmm__cpu_table_for(int arch, const bmm_table_rule **rules, int *count) {
+  (void)arch;
+  *rules = BMM_CPU_TABLE, *count = BMM__CPU_NRULES;
+}
+
+static bmm_status bmm__cpu_plan(const bmm_problem *p, bmm_plan *out) {
+  return bmm__plan_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES, BMM_FORCE_CPU_STRATEGY,
+                        out);
+}
+
+static bmm_status bmm__cpu_explain(const bmm_problem *p, char *buf, size_t len) {
+  bmm_plan pl;
+  bmm_status s = bmm__explain_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES,
+                                   BMM_FORCE_CPU_STRATEGY, buf, len, &pl);
+  if (s == BMM_OK) {
+    const size_t used = strlen(buf);
+    bmm__cpu_explain_choice(&pl, buf + used, len - used);
+  }
+  return s;
+}
+
+static bmm_status bmm__cpu_run_problem(const bmm_problem *p, void *queue) {
+  (void)queue;
+  return bmm_cpu(p);
+}
+
+static const bmm__backend_ops bmm__cpu_backend = {BMM_BACKEND_CPU,      bmm__cpu_table_for,
+                                                  bmm__cpu_plan,        bmm__cpu_explain,
+                                                  bmm__cpu_run_problem, bmm__cpu_kernel_index};
 
 #ifdef __cplusplus
 }

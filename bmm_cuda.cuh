@@ -1146,7 +1146,9 @@ static bmm_status bmm__cuda_run(const bmm_problem *p, void *queue) {
 /* bmm.h's implementation learns of this backend here, at program start, so
    it needs no declaration of it and either include order works. */
 static const bmm__backend_ops bmm__cuda_backend = {
-    BMM_BACKEND_CUDA, bmm__cuda_default_table, bmm__cuda_plan, bmm__cuda_explain, bmm__cuda_run};
+    BMM_BACKEND_CUDA, bmm__cuda_default_table,
+    bmm__cuda_plan,   bmm__cuda_explain,
+    bmm__cuda_run,    NULL /* CUDA rules pin their variant by strategy and tunables */};
 static const int bmm__cuda_registered = bmm__backend_register(&bmm__cuda_backend);
 
 #endif /* BMM__CUDA_IMPLEMENTED */

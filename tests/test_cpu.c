@@ -1974,9 +1974,9 @@ static int explained_kernel(const bmm_problem *p, char *out, size_t len) {
   const char *k;
   size_t n = 0;
   if (bmm_explain(p, BMM_BACKEND_CPU, why, sizeof why) != BMM_OK) return 0;
-  k = strstr(why, "kernel=");
+  k = strstr(why, "; kernel="); /* the backend's decision, not a rule's kernel= pin */
   if (!k) return 0;
-  k += 7;
+  k += 9;
   while (k[n] && k[n] != ' ' && n + 1 < len)
     out[n] = k[n], ++n;
   out[n] = 0;
@@ -2041,6 +2041,130 @@ static void test_explain_kernel(void) {
     distinct += seen[i];
   /* the short-column kernels exist only with vector extensions */
   CHECK(distinct >= (BMM__CPU_VEXT ? 20 : 12), "only %d distinct kernels reached", distinct);
+}
+
+/* A rule's kernel= pin (issue 18): every kernel pinned under every strategy,
+   over dtypes, layouts and shapes (each fixed-size kernel at its own shape).
+   Where explain says the pin applies, that kernel runs (bmm__cpu_last_kernel)
+   and the result is within the bound; where it does not, explain says why and
+   the pick's kernel runs. Every kernel but scale must apply somewhere (ref
+   under cpu_ref; short-column kernels only with vector extensions). */
+static void test_kernel_pin(void) {
+  static const int64_t common[][3] = {{3, 1, 25}, {5, 12, 3}, {4, 4, 4}, {2, 1, 33}};
+  static char applied[BMM__CPU_KERNEL_COUNT];
+  int kid, dt, li, si, s, missing = 0;
+  char name[64], ctx[320], why[1024];
+  for (kid = 0; kid < BMM__CPU_KERNEL_COUNT; ++kid) {
+    const char *kn = bmm__cpu_kernel_names[kid];
+    const bmm__cpu_shape *own = bmm__cpu_shape_of(
+        bmm__cpu_small_shapes,
+        (int)(sizeof bmm__cpu_small_shapes / sizeof bmm__cpu_small_shapes[0]), kid);
+    if (!own)
+      own =
+          bmm__cpu_shape_of(bmm__cpu_col_shapes,
+                            (int)(sizeof bmm__cpu_col_shapes / sizeof bmm__cpu_col_shapes[0]), kid);
+    for (dt = 1; dt < BMM_DTYPE_COUNT; ++dt)
+      for (li = 0; li < BMMX_LAYOUT_COUNT; ++li)
+        for (si = -1; si < (int)(sizeof common / sizeof common[0]); ++si)
+          for (s = 0; s < NCPU; ++s) {
+            bmm_table_rule rules[2];
+            bmmx_case c;
+            bmmx_sizes_t z;
+            bmm_problem p;
+            bmm_plan pl;
+            size_t es = bmm_dtype_size((bmm_dtype)dt);
+            void *a, *b, *cc, *c0, *bias;
+            uint64_t seed = 11;
+            if (si < 0 && !own) continue;
+            memset(&c, 0, sizeof c);
+            c.dtype = (bmm_dtype)dt, c.layout = li, c.batch = 3;
+            if (si < 0)
+              c.m = own->m, c.n = own->n ? own->n : 3, c.k = own->k ? own->k : 7;
+            else
+              c.m = common[si][0], c.n = common[si][1], c.k = common[si][2];
+            memset(rules, 0, sizeof rules);
+            rules[0].strategy = cpu_strategies[s].s;
+            snprintf(rules[0].kernel, sizeof rules[0].kernel, "%s", kn);
+            rules[1].strategy = BMM_CPU_REF;
+            if (!CHECK(bmm_set_table(BMM_BACKEND_CPU, rules, 2) == BMM_OK, "kernel=%s: %s", kn,
+                       bmm_last_error()))
+              return;
+            z = bmmx_sizes(&c);
+            a = malloc(es * (size_t)(z.a + 1)), b = malloc(es * (size_t)(z.b + 1));
+            cc = malloc(es * (size_t)(z.c + 1)), c0 = malloc(es * (size_t)(z.c + 1));
+            bias = malloc(es * (size_t)(c.n + 1));
+            bmmx_fill(c.dtype, a, z.a, &seed), bmmx_fill(c.dtype, b, z.b, &seed);
+            bmmx_fill(c.dtype, cc, z.c, &seed), bmmx_fill(c.dtype, bias, c.n, &seed);
+            memcpy(c0, cc, es * (size_t)z.c);
+            p = bmmx_problem(&c, a, b, cc, bias);
+            snprintf(ctx, sizeof ctx, "kernel=%s under %s: %s %s %lldx%lldx%lld", kn,
+                     cpu_strategies[s].name, bmm_dtype_name(c.dtype), bmmx_layout_name(li),
+                     (long long)c.m, (long long)c.n, (long long)c.k);
+            if (bmm_plan_problem(&p, BMM_BACKEND_CPU, &pl) == BMM_OK && pl.rule_index == 0 &&
+                explained_kernel(&p, name, sizeof name) &&
+                CHECK(bmm_explain(&p, BMM_BACKEND_CPU, why, sizeof why) == BMM_OK, "%s: %s", ctx,
+                      bmm_last_error())) {
+              const int pinned = strcmp(name, kn) == 0;
+              bmm_problem ref = p;
+              CHECK(pinned == contains(why, "pinned by the rule") &&
+                        pinned != contains(why, "does not apply"),
+                    "%s: explain `%s`", ctx, why);
+              bmm__cpu_last_kernel = -1;
+              CHECK(bmm_cpu(&p) == BMM_OK, "%s: %s", ctx, bmm_last_error());
+              CHECK(bmm__cpu_last_kernel >= 0 &&
+                        strcmp(bmm__cpu_kernel_names[bmm__cpu_last_kernel], name) == 0,
+                    "%s: explain says kernel=%s, ran %s", ctx, name,
+                    bmm__cpu_last_kernel >= 0 ? bmm__cpu_kernel_names[bmm__cpu_last_kernel]
+                                              : "nothing");
+              ref.c.ptr = c0;
+              CHECK(bmmx_check(&ref, cc, 0) <= 1.0, "%s: wrong result (%s)", ctx,
+                    pinned ? "pinned" : "pin refused");
+              if (pinned) applied[kid] = 1;
+            }
+            free(a), free(b), free(cc), free(c0), free(bias);
+          }
+  }
+  bmm_set_table(BMM_BACKEND_CPU, NULL, 0);
+  for (kid = 0; kid < BMM__CPU_KERNEL_COUNT; ++kid) {
+    const int col = strncmp(bmm__cpu_kernel_names[kid], "dot_col_", 8) == 0;
+    if (kid == BMM__CPU_K_scale || (col && !BMM__CPU_VEXT)) continue;
+    missing += !CHECK(applied[kid], "kernel=%s never applied", bmm__cpu_kernel_names[kid]);
+  }
+  (void)missing;
+}
+
+/* kernel= in table text: parsed, printed back, refused with the field named. */
+static void test_kernel_pin_text(void) {
+  bmm_table_rule r[4];
+  int n = 0;
+  char out[2048];
+  CHECK(bmm_table_parse("* * * * * * cpu_dot kernel=dot_rows # pinned\n* * * * * * cpu_ref\n", r, 4,
+                        &n) == BMM_OK &&
+            n == 2 && strcmp(r[0].kernel, "dot_rows") == 0,
+        "parse: %s", bmm_last_error());
+  bmm_table_format(r, n, out, sizeof out);
+  CHECK(contains(out, "cpu_dot kernel=dot_rows"), "format: `%s`", out);
+  CHECK(bmm_set_table(BMM_BACKEND_CPU, r, n) == BMM_OK, "set: %s", bmm_last_error());
+  bmm_set_table(BMM_BACKEND_CPU, NULL, 0);
+  EXPECT(bmm_table_parse("* * * * * * cpu_dot kernel=Dot-Rows\n", r, 4, &n), BMM_TABLE_FILE,
+         "kernel=", "bad characters");
+  EXPECT(bmm_table_parse("* * * * * * cpu_dot kernel=dot_rows kernel=dot_cols\n", r, 4, &n),
+         BMM_TABLE_FILE, "kernel given twice", "twice");
+  EXPECT(bmm_table_parse("* * * * * * cpu_dot kernel=\n", r, 4, &n), BMM_TABLE_FILE,
+         "kernel=", "empty");
+  EXPECT(bmm_table_parse("* * * * * * cpu_dot kernel=abcdefghijklmnopqrstuvwxyz0123456789\n", r, 4,
+                         &n),
+         BMM_TABLE_FILE, "kernel=", "too long");
+  CHECK(bmm_table_parse("* * * * * * cpu_dot kernel=no_such_kernel\n* * * * * * cpu_ref\n", r, 4,
+                        &n) == BMM_OK,
+        "parse of an unknown name: %s", bmm_last_error());
+  EXPECT(bmm_set_table(BMM_BACKEND_CPU, r, n), BMM_BAD_TABLE, "kernel=no_such_kernel",
+         "unknown kernel");
+  memset(r, 0, sizeof r);
+  r[0].strategy = BMM_CPU_REF;
+  memset(r[0].kernel, 'a', sizeof r[0].kernel);
+  EXPECT(bmm_set_table(BMM_BACKEND_CPU, r, 1), BMM_BAD_TABLE, "kernel has no terminating NUL",
+         "unterminated");
 }
 
 /* ---- same bits for 1 and 2 threads ------------------------------------------ */
@@ -2644,6 +2768,8 @@ static void test_regress_unsupported_names(void) {
   X(concurrent_calls)           \
   X(explain)                    \
   X(explain_kernel)             \
+  X(kernel_pin)                 \
+  X(kernel_pin_text)            \
   X(epilogue_same_bits)         \
   X(threads_same_bits)          \
   X(regress_alpha_whole_sum)    \

@@ -698,19 +698,20 @@ static inline size_t bmmt_format_header(const bmm_table_rule *rules, int n, cons
              r->batch_per_block, r->lanes, r->vec, r->tile, r->pad);
     for (c = r->note; *c; ++c)
       bmm__put(&b, *c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
-    bmm__put(&b, "\"},\n");
+    bmm__put(&b, "\", \"%s\"},\n", r->kernel); /* kernel names are [a-z0-9_] */
   }
   bmm__put(&b, "};\n#endif\n/* clang-format on */\n");
   return b.used;
 }
 
 /* Rules equal in every field the text format carries (masks, ranges,
-   strategy, tunables, note)? */
+   strategy, tunables, note, kernel pin)? */
 static inline int bmmt_rules_equal(const bmm_table_rule *a, const bmm_table_rule *b, int n) {
   int i, ax;
   for (i = 0; i < n; ++i) {
     if (a[i].dtypes != b[i].dtypes || a[i].layouts != b[i].layouts ||
-        bmmt_config_cmp(&a[i], &b[i]) || strcmp(a[i].note, b[i].note))
+        bmmt_config_cmp(&a[i], &b[i]) || strcmp(a[i].note, b[i].note) ||
+        strcmp(a[i].kernel, b[i].kernel))
       return 0;
     for (ax = 0; ax < BMMT_AXES; ++ax)
       if (*bmmt__lo((bmm_table_rule *)&a[i], ax) != *bmmt__lo((bmm_table_rule *)&b[i], ax) ||
