@@ -566,8 +566,12 @@ static int model_main(int argc, char **argv) {
     fflush(stdout);
   }
   fprintf(stderr, "\n");
-  printf("model: min %.0f%% over %d memory-bound rows (%s)\n", nmb ? minp : 0.0, nmb,
-         st == BMM_STRATEGY_AUTO ? "auto" : bmm_strategy_name(st));
+  if (nmb)
+    printf("model: min %.0f%% over %d memory-bound rows (%s)\n", minp, nmb,
+           st == BMM_STRATEGY_AUTO ? "auto" : bmm_strategy_name(st));
+  else
+    printf("model: no memory-bound row predicted (%s claims none, or none ran)\n",
+           st == BMM_STRATEGY_AUTO ? "auto" : bmm_strategy_name(st));
   return 0;
 }
 
