@@ -306,6 +306,12 @@ fi
 if want model; then
   if [ -n "$HAVE_MODEL" ] && [ -x build/bmm-model ]; then
     step model 30 "build/bmm-model --suite bench/suite.csv --arch $CC_GPU > '$WORK/model_suite.csv' && build/bmm-model --sweep --arch $CC_GPU > '$WORK/model_sweep.csv'"
+    # predicted beside measured for bmm's own rows, and the constants re-fitted
+    # on them (bmm-model --calibration takes bench_gpu's CSV; 3.3 min of CPU on
+    # the synthetic table, most of it tracing forced strategies)
+    if [ -s "$WORK/bench_gpu.csv" ]; then
+      step model_calibration 240 "build/bmm-model --calibration '$WORK/bench_gpu.csv' --arch $CC_GPU > '$WORK/model_calibration.txt' && build/bmm-model --calibration '$WORK/bench_gpu.csv' --arch $CC_GPU --fit > '$WORK/model_refit.txt'"
+    fi
   else
     note "model: skipped (no build/bmm-model: no such ninja target, or its build failed)"
   fi

@@ -38,7 +38,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include <array>
 #include <map>
+#include <unordered_set>
 #include <string>
 #include <vector>
 
@@ -60,6 +62,7 @@ typedef struct emu_record {
   uintptr_t site;
   uint64_t addr;
   int size, space, store;
+  uint32_t epoch; /* the barrier interval it ran in (for the model's load rounds) */
 } emu_record;
 
 /* per call site (site, space, store): summed over the traced instructions */
@@ -93,6 +96,13 @@ static struct emu_check_state {
   std::map<std::pair<uintptr_t, int>, emu_site_cost> sites; /* (site, space*2+store) */
   std::vector<uint64_t> global_sectors;                     /* distinct, for traffic */
   int64_t traced_blocks;
+  /* for the bandwidth model (tools/model/bmm_model.h): per warp and barrier
+     interval with loads, the most global loads one lane issued in it, the
+     most of them that were first touches and the most shared loads (key),
+     and how many such (warp, interval) pairs (value); distinct 128-byte
+     lines summed over the global load instructions, and those instructions */
+  std::map<std::array<int, 3>, int64_t> load_burst; /* (loads, first touches, shared loads) */
+  int64_t load_lines, load_insts, traced_warps, traced_barriers;
 } g_chk;
 
 extern bmm_emu_dim bmm_emu_thread_idx, bmm_emu_block_idx, bmm_emu_block_dim, bmm_emu_grid_dim;
@@ -198,7 +208,7 @@ EMU_NOTRACE static inline void emu_check_access(uintptr_t site, uint64_t addr, i
     }
   }
   if (g_chk.tracing) {
-    emu_record r = {site, addr, size, space, store};
+    emu_record r = {site, addr, size, space, store, g_chk.epoch};
     g_chk.recs[g_chk.thread].push_back(r);
   }
 }
@@ -219,7 +229,10 @@ EMU_NOTRACE static inline void emu_check_block_begin(int64_t block, int nthreads
     ++g_chk.traced_blocks;
   }
 }
-EMU_NOTRACE static inline void emu_check_barrier(void) { ++g_chk.epoch; }
+EMU_NOTRACE static inline void emu_check_barrier(void) {
+  ++g_chk.epoch;
+  g_chk.traced_barriers += g_chk.tracing;
+}
 EMU_NOTRACE static inline void emu_check_enter(int thread, const void *stack, size_t stack_bytes) {
   g_chk.active = 1, g_chk.thread = thread;
   g_chk.stack_lo = (uint64_t)(uintptr_t)stack, g_chk.stack_hi = g_chk.stack_lo + stack_bytes;
@@ -232,6 +245,50 @@ EMU_NOTRACE static inline void emu_check_block_end(int nthreads) {
   int w;
   if (!g_chk.tracing) return;
   g_chk.tracing = 0;
+  for (w = 0; w < nthreads / 32; ++w) {
+    /* per barrier interval: the most global loads of one lane, the most of
+       them that touch a sector no earlier load instruction of the warp
+       touched (first touches: the loads that must wait for memory; the n-th
+       load of every lane is taken as one SIMT step), and the most shared
+       loads of one lane (the interval's chain through shared memory) */
+    std::map<uint32_t, std::vector<std::vector<uint64_t>>> seq; /* epoch -> lane -> sectors */
+    std::map<uint32_t, std::vector<int>> shl;                   /* epoch -> lane -> shared loads */
+    int l0;
+    for (l0 = 0; l0 < 32; ++l0)
+      for (const emu_record &r : g_chk.recs[(size_t)(w * 32 + l0)]) {
+        if (r.store) continue;
+        std::vector<std::vector<uint64_t>> &v = seq[r.epoch];
+        std::vector<int> &sv = shl[r.epoch];
+        if (v.empty()) v.resize(32), sv.assign(32, 0);
+        if (r.space == EMU_GLOBAL)
+          v[(size_t)l0].push_back(r.addr / 32);
+        else
+          ++sv[(size_t)l0];
+      }
+    std::unordered_set<uint64_t> seen; /* sectors the warp touched so far */
+    for (auto &e : seq) {
+      int most = 0, most_new = 0, most_sh = 0, step;
+      std::vector<int> fresh(32, 0);
+      for (l0 = 0; l0 < 32; ++l0) {
+        if ((int)e.second[(size_t)l0].size() > most) most = (int)e.second[(size_t)l0].size();
+        if (shl[e.first][(size_t)l0] > most_sh) most_sh = shl[e.first][(size_t)l0];
+      }
+      for (step = 0; step < most; ++step) {
+        std::vector<uint64_t> now;
+        for (l0 = 0; l0 < 32; ++l0)
+          if (step < (int)e.second[(size_t)l0].size()) {
+            const uint64_t x = e.second[(size_t)l0][(size_t)step];
+            if (!seen.count(x)) ++fresh[(size_t)l0];
+            now.push_back(x);
+          }
+        seen.insert(now.begin(), now.end());
+      }
+      for (l0 = 0; l0 < 32; ++l0)
+        if (fresh[(size_t)l0] > most_new) most_new = fresh[(size_t)l0];
+      ++g_chk.load_burst[std::array<int, 3>{{most, most_new, most_sh}}];
+    }
+    ++g_chk.traced_warps;
+  }
   for (w = 0; w < nthreads / 32; ++w) {
     std::map<std::pair<uintptr_t, int>, std::vector<std::vector<emu_lane_access>>> inst;
     std::map<std::pair<uintptr_t, int>, int> seen;
@@ -257,6 +314,15 @@ EMU_NOTRACE static inline void emu_check_block_end(int nthreads) {
           emu_shared_cost(one.data(), (int)one.size(), &units, &ideal);
         else {
           emu_global_cost(one.data(), (int)one.size(), &units, &ideal);
+          if (kv.first.second % 2 == 0) {
+            std::vector<uint64_t> lines;
+            for (const emu_lane_access &a : one)
+              for (uint64_t x = a.addr / 128; x <= (a.addr + (uint64_t)a.size - 1) / 128; ++x)
+                lines.push_back(x);
+            std::sort(lines.begin(), lines.end());
+            g_chk.load_lines += (int64_t)(std::unique(lines.begin(), lines.end()) - lines.begin());
+            ++g_chk.load_insts;
+          }
           for (const emu_lane_access &a : one)
             for (uint64_t x = a.addr / 32; x <= (a.addr + (uint64_t)a.size - 1) / 32; ++x)
               g_chk.global_sectors.push_back(x);
@@ -320,6 +386,8 @@ static inline emu_trace_totals emu_trace_sum(void) {
 
 static inline void emu_trace_reset(void) {
   g_chk.sites.clear(), g_chk.global_sectors.clear(), g_chk.traced_blocks = 0;
+  g_chk.load_burst.clear(), g_chk.load_lines = g_chk.load_insts = g_chk.traced_warps = 0;
+  g_chk.traced_barriers = 0;
 }
 
 /* per source line and access width (an unrolled loop has several call sites

@@ -8,12 +8,17 @@
       the first and name the bug in the second (an off-by-one shared index,
       a race, a misaligned 16-byte load, a read past an operand, shuffles at
       two call sites);
-   3. a traced bmm launch whose conflict is known: cuda_staged at K = 32 with
+   3. the bandwidth model (tools/model/bmm_model.h): its curve on made-up
+      traffic, and the load rounds traced from two calibration fixtures;
+   4. a traced bmm launch whose conflict is known: cuda_staged at K = 32 with
       a table rule padding shared rows to 64 elements (every row on one bank:
       32-way) against the default odd stride (conflict-free).
    Included by emu_test.cpp after its scheduler. */
 #ifndef BMM_EMU_SELFTEST_H
 #define BMM_EMU_SELFTEST_H
+
+#include "tools/model/bmm_model.h"
+#include "tools/model/model_fixtures.cuh"
 
 static int g_st_pass, g_st_fail;
 
@@ -47,6 +52,63 @@ static void st_pattern(const char *what, uint64_t base, int64_t stride, int size
   st_expect(name, i, wideal);
 }
 
+/* the model's traced load rounds (emu_check.h's load_burst): per warp and
+   barrier interval, (most global loads of a lane, most first touches, most
+   shared loads) */
+static int64_t st_burst(int n, int fresh, int sh) {
+  auto it = g_chk.load_burst.find(std::array<int, 3>{{n, fresh, sh}});
+  return it == g_chk.load_burst.end() ? 0 : it->second;
+}
+
+/* two calibration fixtures (tools/model/model_fixtures.cuh) traced, their
+   counts worked out by hand */
+static void st_fixture_rounds(void) {
+  enum { BATCH = 64, K = 8 };
+  alignas(32) static float A[BATCH * 3 * K], B[BATCH * K], C[BATCH * 3];
+  const model_fx_args<float> args = {A, B, C, BATCH, K};
+  g_chk.regions.clear();
+  /* naive, K = 8: a lane loads A[k], B[k] for 8 k (16 loads); its A row and
+     B[b] are one 32-byte sector each (32-byte aligned arrays), first touched
+     at its first two loads; 64 entries = 192 threads = 6 warps with loads */
+  emu_trace_reset(), g_chk.trace_blocks = 1, g_emu_error[0] = 0, g_chk.error[0] = 0;
+  bmm_emu_launch(model_fx_naive<float>, 1, 256, 0, 0, args);
+  st_expect("naive K=8: 6 warps with 16 loads, 2 first touches", st_burst(16, 2, 0), 6);
+  if (g_verbose || st_burst(16, 2, 0) != 6)
+    for (auto &e : g_chk.load_burst)
+      printf("  naive K=8 traced: %lld warp intervals with (%d loads, %d first, %d shared)\n",
+             (long long)e.second, e.first[0], e.first[1], e.first[2]);
+  st_expect("naive K=8: no barrier", g_chk.traced_barriers, 0);
+  /* vec32, K = 8: A span 3072 bytes = 192 16-byte loads, B 1024 = 64: warps
+     0-1 load twice (A and B), 2-5 once, all first touches; after the
+     barrier the 96 computing threads (warps 0-2) read 2K = 16 shared values */
+  emu_trace_reset(), g_chk.trace_blocks = 1, g_emu_error[0] = 0, g_chk.error[0] = 0;
+  bmm_emu_launch((model_fx_vec<float, 32, 0>), 2, 256, 32 * 4 * K * 4, 0, args);
+  st_expect("vec32 K=8: warps with 2 loads, 2 first touches", st_burst(2, 2, 0), 2);
+  st_expect("vec32 K=8: warps with 1 load", st_burst(1, 1, 0), 4);
+  st_expect("vec32 K=8: computing warps, 16 shared loads", st_burst(0, 0, 16), 3);
+  st_expect("vec32 K=8: one barrier", g_chk.traced_barriers, 1);
+  g_chk.trace_blocks = 0;
+  emu_trace_reset();
+}
+
+/* bmm_model_curve on made-up traffic whose answer is known: one term alone
+   gives its own time; two equal terms added (p = 1) take twice as long */
+static void st_model_curve(void) {
+  bmm_model_traffic t;
+  bmm_model_result r;
+  const bmm_model_consts k = {1, 0, 0, 1, 1e30, 1, 1e30, 1, 0, 0};
+  memset(&t, 0, sizeof t);
+  t.grid = 132 * 8, t.block = 256, t.nres = 8, t.distinct = 1 << 20;
+  t.useful_bytes = (double)t.grid * t.distinct, t.sectors = t.distinct / 32;
+  bmm_model_curve(&t, &bmm_model_sm90, &k, &r);
+  st_expect("model: streaming alone, % of copy", (int64_t)(r.pct + 0.5), 100);
+  /* shared wavefronts taking as long as DRAM: (1 MiB / 2985 GB/s) * 1.755 GHz per block */
+  t.wavefronts = (double)t.grid * t.distinct / 2985e3 * 1755 / 8;
+  bmm_model_curve(&t, &bmm_model_sm90, &k, &r);
+  st_expect("model: + equal shared time, p = 1", (int64_t)(r.pct + 0.5), 50);
+  st_expect("model: names the tie's first term", strcmp(r.reason, "DRAM bandwidth") == 0, 1);
+}
+
 static void st_patterns(void) {
   /*          what                       base stride size lanes  sec ideal  wave ideal */
   st_pattern("coalesced 4-byte warp", 1024, 4, 4, 32, 4, 4, 1, 1);
@@ -72,6 +134,14 @@ static void st_patterns(void) {
       a[l].lane = l, a[l].size = 8;
     emu_shared_cost(a, 32, &u, &i);
     st_expect("8-byte, each half warp 16-way on its own banks: wavefronts", u, 32);
+    /* 16-byte accesses, every 8-lane phase reading the same 128 bytes: 4
+       wavefronts (one per phase; as 2 phases of 16 lanes it would be 2, as
+       one of 32 lanes 1) for the ideal 1 */
+    for (l = 0; l < 32; ++l)
+      a[l].addr = (uint64_t)(16 * (l % 8)), a[l].lane = l, a[l].size = 16;
+    emu_shared_cost(a, 32, &u, &i);
+    st_expect("16-byte, each 8-lane phase the same 128 bytes: wavefronts", u, 4);
+    st_expect("16-byte, each 8-lane phase the same 128 bytes: ideal", i, 1);
   }
 }
 
@@ -235,6 +305,8 @@ static int selftest_main(void) {
   }
   st_patterns();
   st_occupancy();
+  st_model_curve();
+  st_fixture_rounds();
   st_fixture("off-by-one shared index", st_launch_offby1, 64 * 4, "past the 256 bytes launched");
   st_fixture("shared store then neighbour's load, no barrier", st_launch_race, 64 * 4,
              "shared-memory race");

@@ -642,7 +642,7 @@ static int trace_main(int argc, char **argv) {
 }
 
 #ifdef BMM_MODEL
-#include "tools/model/bmm_model.h" /* build/bmm-model: this file's scheduler, its own main */
+#include "tools/model/model_main.h" /* build/bmm-model: this file's scheduler, its own main */
 #endif
 
 int main(int argc, char **argv) {
