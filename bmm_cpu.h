@@ -64,6 +64,17 @@ extern "C" {
 #define BMM__CPU_VBYTES 16
 #endif
 
+/* Full unrolling of the fixed-size kernels' constant-count loops, which gcc
+   -O2 leaves rolled (with their sums in memory): -O2 is a common way to
+   build a header library, so the kernels must not need -O3. */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8)
+#define BMM__UNROLL _Pragma("GCC unroll 16")
+#define BMM__UNROLL_K _Pragma("GCC unroll 8")
+#else
+#define BMM__UNROLL
+#define BMM__UNROLL_K
+#endif
+
 /* Vector registers the target has (AVX-512: 32, else 16): cpu_small's AXPY
    tiles keep their sums in them */
 #if defined(__AVX512F__)
@@ -581,18 +592,16 @@ static bmm__cpu_choice bmm__cpu_pick(const bmm_plan *pl) {
       c.why = packed ? "m = 2..4 short packed columns of A" : "m = 2..4 short columns of A";
     }
   } else if (pl->strategy == BMM_CPU_SMALL) {
-    /* the blocked tile where a row of C fills two vectors (it beats the
-       constant-size kernels there), else the kernel for the shape, else the
-       blocked tile where n fills a vector, else a cpu_dot loop order
-       (bench/notes/cpu.md, "cpu_small borders"). The blocked range takes
+    /* the kernel for the shape (its row and column blocks beat the blocked
+       tile at 16^3), else the blocked tile where n fills a vector, else a
+       cpu_dot loop order (bench/notes/cpu.md, "cpu_small borders"). The
+       blocked range takes
        batch entries as units here: m, n <= 16 is one row and one column
        block. */
     const int ks = bmm__cpu_find_shape(
         bmm__cpu_small_shapes,
         (int)(sizeof bmm__cpu_small_shapes / sizeof bmm__cpu_small_shapes[0]), m, n, k);
-    if (n >= 2 * BMM__CPU_VBYTES / sz)
-      c.kernel = BMM__CPU_K_blocked, c.why = "a row of C fills two vectors: the blocked tile";
-    else if (ks >= 0)
+    if (ks >= 0)
       c.kernel = ks, c.why = "a fixed-size kernel for this shape";
     else if (n >= BMM__CPU_VBYTES / sz)
       c.kernel = BMM__CPU_K_blocked, c.why = "no fixed-size kernel; n fills a vector: blocked tile";
@@ -1233,123 +1242,177 @@ BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *c
 #endif
 
 /* axpy: C tile += column of A times row of B. With vector extensions, where a
-   row of C is whole vectors and the M x N/V tile of sums leaves 4 of the
-   target's vector registers free (BMM__AXPY_FITS), the sums are named vectors
-   times a broadcast of A: the widest vectors where they fit, else 16-byte ones.
-   Elsewhere plain loops left to the vectoriser (f32 8x8 in 16-byte vectors
-   spills its 16 sums with 16 registers and was slower). Every element is the
-   same chain of FMAs over l either way (bench/notes/cpu.md, "cpu_small
-   axpy"). */
-#define BMM__AXPY_FITS(M, N, VB)              \
-  ((N) % ((VB) / (int)sizeof(BMM__T)) == 0 && \
-   (M) * (N) * (int)sizeof(BMM__T) <= (VB) * (BMM__CPU_VREGS - 4))
+   row of C is at least one vector (BMM__AXPY_VEC), the sums are named vectors
+   times a broadcast of A: the widest vectors that fit in a row, else 16-byte
+   ones. A row is NV vectors, the last one ending at column N (it overlaps the
+   one before where V does not divide N: those lanes are computed twice and
+   stored twice, the same value). The tile goes in blocks of at most 2 vectors
+   by as many rows as leave registers for the block's B vectors and a
+   broadcast (AVX2 f64 16x16: 6 blocks of 3 rows by 4 vectors spilled; 2 x 3
+   blocks of 6 x 2 do not). Elsewhere plain loops. Every element is the same
+   chain of FMAs over l either way, so widths and blocks change no bits
+   (bench/notes/cpu.md, "cpu_small axpy"). The loops carry BMM__UNROLL: gcc
+   -O2 unrolls none of them, leaves the sums in memory and ran 3^3..8^3 at 2-4x
+   the instructions of -O3. The epilogue's operands are arguments: the range
+   passes constants for the plain case (alpha 1, beta 0, no bias), so that
+   case has no test left per entry. */
+#define BMM__AXPY_VEC(N, VB) ((N) >= (VB) / (int)sizeof(BMM__T))
 #if BMM__CPU_VEXT
-/* the tile in named vectors: widest (_v) and 16-byte (_v16); M x NV <= 28 */
-BMM__INLINE void BMM__FN(small_axpy_v)(const bmm_plan *pl, int nt, const BMM__T *BMM__RESTRICT A,
-                                       const BMM__T *BMM__RESTRICT B, BMM__T *BMM__RESTRICT C,
-                                       const int M, const int N, const int64_t K) {
+/* the column of vector j of NV in a row of N (V lanes each) */
+#define BMM__AXPY_COL(j) ((j) < NV - 1 ? (j)*V : N - V)
+/* NB column blocks of CB <= 2 vectors and row blocks of RB rows, as even as
+   they go: R rows of CB sums plus CB B vectors and a broadcast in the register
+   file. Column block b starts at vector J0(b) and has JN(b) vectors: the first
+   takes what is left over (NV odd), so the last vector and the one it overlaps
+   are in one block, whose C loads (rc) all come before its stores. */
+#define BMM__AXPY_BLOCKS()                                                 \
+  const int NV = (N + V - 1) / V, NB = (NV + 1) / 2, CB = NV < 2 ? NV : 2; \
+  const int MR = (BMM__CPU_VREGS - 1 - CB) / CB, G = (M + MR - 1) / MR;    \
+  const int RB = (M + G - 1) / G
+#define BMM__AXPY_J0(b) ((b) == 0 ? 0 : NV - (NB - (b)) * CB)
+#define BMM__AXPY_JN(b) (((b) + 1 < NB ? BMM__AXPY_J0((b) + 1) : NV) - BMM__AXPY_J0(b))
+/* the tile in named vectors: widest (_v) and 16-byte (_v16) */
+BMM__INLINE void BMM__FN(small_axpy_v)(const BMM__T *BMM__RESTRICT A, const BMM__T *BMM__RESTRICT B,
+                                       BMM__T *BMM__RESTRICT C, const BMM__T al, const BMM__T be,
+                                       const BMM__T *bias, const int rc, const int nt, const int M,
+                                       const int N, const int64_t K) {
   enum { V = BMM__CPU_VBYTES / (int)sizeof(BMM__T) };
-  const int NV = N / V > 0 ? N / V : 1;
-  BMM__VEC vs[16][8], bv[8];
-  /* plan fields read once: stores to C may alias *pl for the compiler */
-  const BMM__T al = (BMM__T)pl->alpha, be = (BMM__T)pl->beta, *bias = (const BMM__T *)pl->bias;
-  const int rc = pl->read_c;
-  int64_t i, j, l;
-  for (i = 0; i < M; ++i)
-    for (j = 0; j < NV; ++j)
-      vs[i][j] = (BMM__VEC){0};
-  for (l = 0; l < K; ++l) {
-    for (j = 0; j < NV; ++j)
-      bv[j] = BMM__VLOAD(B + l * N + j * V);
-    for (i = 0; i < M; ++i) {
-      const BMM__T a = A[i * K + l];
-      for (j = 0; j < NV; ++j)
-        vs[i][j] += a * bv[j];
+  BMM__AXPY_BLOCKS();
+  BMM__VEC vs[16][2], bv[2], r[8];
+  int i0, cb, i, j;
+  int64_t l;
+  BMM__UNROLL for (i0 = 0; i0 < M; i0 += RB) BMM__UNROLL for (cb = 0; cb < NB; ++cb) {
+    const int j0 = BMM__AXPY_J0(cb), jn = BMM__AXPY_JN(cb);
+    BMM__UNROLL for (i = 0; i < RB; ++i) BMM__UNROLL for (j = 0; j < CB; ++j) vs[i][j] =
+        (BMM__VEC){0};
+    BMM__UNROLL_K for (l = 0; l < K; ++l) {
+      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) bv[j] =
+          BMM__VLOAD(B + l * N + BMM__AXPY_COL(j0 + j));
+      BMM__UNROLL for (i = 0; i < RB; ++i) if (i0 + i < M) {
+        const BMM__T a = A[(i0 + i) * K + l];
+        BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) vs[i][j] += a * bv[j];
+      }
+    }
+    /* the block's C read (rc) before any of its stores (BMM__AXPY_J0) */
+    BMM__UNROLL for (i = 0; i < RB; ++i) if (i0 + i < M) {
+      BMM__T *c = C + (i0 + i) * N;
+      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) r[j] =
+          BMM__FN(vepilogue_v)(rc, al, be, c + BMM__AXPY_COL(j0 + j),
+                               bias ? bias + BMM__AXPY_COL(j0 + j) : NULL, vs[i][j]);
+      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn)
+          BMM__FN(vstore_c_v)(2 * nt, c + BMM__AXPY_COL(j0 + j), r[j]);
     }
   }
-  for (i = 0; i < M; ++i)
-    for (j = 0; j < NV; ++j) {
-      const BMM__T *bs = bias ? bias + j * V : NULL;
-      const BMM__VEC r = BMM__FN(vepilogue_v)(rc, al, be, C + i * N + j * V, bs, vs[i][j]);
-      BMM__FN(vstore_c_v)(2 * nt, C + i * N + j * V, r);
-    }
 }
-BMM__INLINE void BMM__FN(small_axpy_v16)(const bmm_plan *pl, int nt, const BMM__T *BMM__RESTRICT A,
+BMM__INLINE void BMM__FN(small_axpy_v16)(const BMM__T *BMM__RESTRICT A,
                                          const BMM__T *BMM__RESTRICT B, BMM__T *BMM__RESTRICT C,
-                                         const int M, const int N, const int64_t K) {
+                                         const BMM__T al, const BMM__T be, const BMM__T *bias,
+                                         const int rc, const int nt, const int M, const int N,
+                                         const int64_t K) {
   enum { V = 16 / (int)sizeof(BMM__T) };
-  const int NV = N / V > 0 ? N / V : 1;
-  BMM__V16 vs[16][8], bv[8];
-  const BMM__T al = (BMM__T)pl->alpha, be = (BMM__T)pl->beta, *bias = (const BMM__T *)pl->bias;
-  const int rc = pl->read_c;
-  int64_t i, j, l;
-  for (i = 0; i < M; ++i)
-    for (j = 0; j < NV; ++j)
-      vs[i][j] = (BMM__V16){0};
-  for (l = 0; l < K; ++l) {
-    for (j = 0; j < NV; ++j)
-      bv[j] = BMM__V16LOAD(B + l * N + j * V);
-    for (i = 0; i < M; ++i) {
-      const BMM__T a = A[i * K + l];
-      for (j = 0; j < NV; ++j)
-        vs[i][j] += a * bv[j];
+  BMM__AXPY_BLOCKS();
+  BMM__V16 vs[16][2], bv[2], r[8];
+  int i0, cb, i, j;
+  int64_t l;
+  BMM__UNROLL for (i0 = 0; i0 < M; i0 += RB) BMM__UNROLL for (cb = 0; cb < NB; ++cb) {
+    const int j0 = BMM__AXPY_J0(cb), jn = BMM__AXPY_JN(cb);
+    BMM__UNROLL for (i = 0; i < RB; ++i) BMM__UNROLL for (j = 0; j < CB; ++j) vs[i][j] =
+        (BMM__V16){0};
+    BMM__UNROLL_K for (l = 0; l < K; ++l) {
+      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) bv[j] =
+          BMM__V16LOAD(B + l * N + BMM__AXPY_COL(j0 + j));
+      BMM__UNROLL for (i = 0; i < RB; ++i) if (i0 + i < M) {
+        const BMM__T a = A[(i0 + i) * K + l];
+        BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) vs[i][j] += a * bv[j];
+      }
+    }
+    BMM__UNROLL for (i = 0; i < RB; ++i) if (i0 + i < M) {
+      BMM__T *c = C + (i0 + i) * N;
+      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) r[j] =
+          BMM__FN(vepilogue_v16)(rc, al, be, c + BMM__AXPY_COL(j0 + j),
+                                 bias ? bias + BMM__AXPY_COL(j0 + j) : NULL, vs[i][j]);
+      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn)
+          BMM__FN(vstore_c_v16)(2 * nt, c + BMM__AXPY_COL(j0 + j), r[j]);
     }
   }
-  for (i = 0; i < M; ++i)
-    for (j = 0; j < NV; ++j) {
-      const BMM__T *bs = bias ? bias + j * V : NULL;
-      const BMM__V16 r = BMM__FN(vepilogue_v16)(rc, al, be, C + i * N + j * V, bs, vs[i][j]);
-      BMM__FN(vstore_c_v16)(2 * nt, C + i * N + j * V, r);
-    }
 }
+#undef BMM__AXPY_BLOCKS
+#undef BMM__AXPY_J0
+#undef BMM__AXPY_JN
+#undef BMM__AXPY_COL
 #endif
-/* One copy of the entry's code, reached through BMM__CPU_STREAM_AT. A second
-   copy for the tail (as the dot kernels have) once made bits depend on the
-   thread split: gcc contracted the epilogue differently in the two copies (7^3
-   f32 with beta and bias). The epilogue now leaves nothing to contract; one
-   copy stays (less code). */
+/* One entry: the vector tile, or plain loops with the arithmetic of
+   BMM__FN(store). */
+BMM__INLINE void BMM__FN(small_axpy_entry)(const BMM__T *BMM__RESTRICT A,
+                                           const BMM__T *BMM__RESTRICT B, BMM__T *BMM__RESTRICT C,
+                                           const BMM__T al, const BMM__T be, const BMM__T *bias,
+                                           const int rc, const int nt, const int M, const int N,
+                                           const int64_t K) {
+  BMM__T acc[16][16];
+  int64_t i, j, l;
+#if BMM__CPU_VEXT
+  if (BMM__AXPY_VEC(N, BMM__CPU_VBYTES)) {
+    BMM__FN(small_axpy_v)(A, B, C, al, be, bias, rc, nt, M, N, K);
+    return;
+  }
+  if (BMM__AXPY_VEC(N, 16)) {
+    BMM__FN(small_axpy_v16)(A, B, C, al, be, bias, rc, nt, M, N, K);
+    return;
+  }
+#endif
+  BMM__UNROLL for (i = 0; i < M; ++i) BMM__UNROLL for (j = 0; j < N; ++j) acc[i][j] = 0;
+  BMM__UNROLL for (l = 0; l < K; ++l) BMM__UNROLL for (i = 0; i < M; ++i) {
+    const BMM__T a = A[i * K + l];
+    BMM__UNROLL for (j = 0; j < N; ++j) acc[i][j] = BMM__FMA(a, B[l * N + j], acc[i][j]);
+  }
+  BMM__UNROLL for (i = 0; i < M; ++i) BMM__UNROLL for (j = 0; j < N; ++j) {
+    BMM__T *cp = C + i * N + j;
+    if (nt && !bias) {
+      BMM__CAT(bmm__ntstore_, BMM__N)(cp, al * acc[i][j]);
+    } else if (!rc && !bias) {
+      *cp = al * acc[i][j];
+    } else {
+      BMM__T r = bias ? bias[j] : (BMM__T)-0.0;
+      if (rc) r = BMM__FMA(be, *cp, r);
+      *cp = BMM__FMA(al, acc[i][j], r);
+    }
+  }
+}
+/* The range: entries through BMM__CPU_STREAM_AT, one copy of the entry's code
+   per epilogue case (alpha 1, beta 0 and no bias, plain or streamed; any
+   other), each copy the same arithmetic (al * x with al = 1 folds to x, the
+   same bits). A second copy for a tail (as the dot kernels have) once made
+   bits depend on the thread split: gcc contracted the epilogue differently in
+   two copies (7^3 f32 with beta and bias); the epilogue now leaves nothing to
+   contract. */
 BMM__INLINE void BMM__FN(small_axpy)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0,
                                      int64_t b1, const int M, const int N, const int64_t K) {
   const int64_t sa = pl->a.batch_stride[0], sb = pl->b.batch_stride[0];
   const int64_t sc = pl->c.batch_stride[0];
   const int64_t len = (b1 - b0) / BMM__CPU_STREAMS;
-  const int nt = ch->stream;
-  /* zeroed once per range, not per entry: gcc -O3 cannot see that the
-     per-entry loop below sets every element it reads (-Wmaybe-uninitialized) */
-  BMM__T acc[16][16] = {{0}};
-  int64_t st;
-  for (st = 0; st < b1 - b0; ++st) {
-    const int64_t bi = BMM__CPU_STREAM_AT(b0, len, st);
-    const BMM__T *BMM__RESTRICT A = (const BMM__T *)pl->a.ptr + bi * sa;
-    const BMM__T *BMM__RESTRICT B = (const BMM__T *)pl->b.ptr + bi * sb;
-    BMM__T *BMM__RESTRICT C = (BMM__T *)pl->c.ptr + bi * sc;
-#if BMM__CPU_VEXT
-    if (BMM__AXPY_FITS(M, N, BMM__CPU_VBYTES)) {
-      BMM__FN(small_axpy_v)(pl, nt, A, B, C, M, N, K);
-      continue;
-    }
-    if (BMM__AXPY_FITS(M, N, 16)) {
-      BMM__FN(small_axpy_v16)(pl, nt, A, B, C, M, N, K);
-      continue;
-    }
-#endif
-    {
-      int64_t i, j, l;
-      for (i = 0; i < M; ++i)
-        for (j = 0; j < N; ++j)
-          acc[i][j] = 0;
-      for (l = 0; l < K; ++l)
-        for (i = 0; i < M; ++i) {
-          const BMM__T a = A[i * K + l];
-          for (j = 0; j < N; ++j)
-            acc[i][j] = BMM__FMA(a, B[l * N + j], acc[i][j]);
-        }
-      for (i = 0; i < M; ++i)
-        BMM__FN(store)(pl, C + i * N, 1, acc[i], N, 0, 1, nt);
-    }
+  const BMM__T *A0 = (const BMM__T *)pl->a.ptr, *B0 = (const BMM__T *)pl->b.ptr;
+  BMM__T *C0 = (BMM__T *)pl->c.ptr;
+  const BMM__T al = (BMM__T)pl->alpha, be = (BMM__T)pl->beta, *bias = (const BMM__T *)pl->bias;
+  const int rc = pl->read_c, nt = ch->stream, plain = al == 1 && !rc && !bias;
+  int64_t st, bi;
+  if (plain && !nt) {
+    for (st = 0; st < b1 - b0; ++st)
+      bi = BMM__CPU_STREAM_AT(b0, len, st),
+      BMM__FN(small_axpy_entry)(A0 + bi * sa, B0 + bi * sb, C0 + bi * sc, 1, 0, NULL, 0, 0, M, N,
+                                K);
+  } else if (plain) {
+    for (st = 0; st < b1 - b0; ++st)
+      bi = BMM__CPU_STREAM_AT(b0, len, st),
+      BMM__FN(small_axpy_entry)(A0 + bi * sa, B0 + bi * sb, C0 + bi * sc, 1, 0, NULL, 0, 1, M, N,
+                                K);
+  } else {
+    for (st = 0; st < b1 - b0; ++st)
+      bi = BMM__CPU_STREAM_AT(b0, len, st),
+      BMM__FN(small_axpy_entry)(A0 + bi * sa, B0 + bi * sb, C0 + bi * sc, al, be, bias, rc, nt, M,
+                                N, K);
   }
 }
-#undef BMM__AXPY_FITS
+#undef BMM__AXPY_VEC
 
 /* the named kernels of the size list */
 #define BMM__SMALL_DEF(FORM, M, N, K, SUFFIX)                                  \

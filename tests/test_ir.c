@@ -24,7 +24,7 @@
 #define IR_N1 64
 #define IR_N2 192
 
-static const int ir_shapes[][3] = {{2, 2, 2},    {3, 3, 3}, {4, 4, 4},  {8, 8, 8},
+static const int ir_shapes[][3] = {{2, 2, 2},    {3, 3, 3}, {4, 4, 4},  {5, 5, 5},   {8, 8, 8},
                                    {16, 16, 16}, {3, 1, 5}, {3, 1, 25}, {32, 32, 32}};
 
 #ifdef BMMX_IR_MUTANT
