@@ -1342,7 +1342,15 @@ BMM__INLINE void BMM__FN(small_axpy_v16)(const BMM__T *BMM__RESTRICT A,
 #undef BMM__AXPY_COL
 #endif
 /* One entry: the vector tile, or plain loops with the arithmetic of
-   BMM__FN(store). */
+   BMM__FN(store). The plain loops unroll only beside the vector tile (N below
+   a 16-byte vector: at most 3 x 3 x K): unrolled for every shape, as
+   BMM_CPU_PORTABLE builds run them, 16^3 alone is thousands of FMAs per copy,
+   and test_cpu_portable compiled for over 20 minutes on the loaded VM. */
+#if BMM__CPU_VEXT
+#define BMM__UNROLL_S BMM__UNROLL
+#else
+#define BMM__UNROLL_S
+#endif
 BMM__INLINE void BMM__FN(small_axpy_entry)(const BMM__T *BMM__RESTRICT A,
                                            const BMM__T *BMM__RESTRICT B, BMM__T *BMM__RESTRICT C,
                                            const BMM__T al, const BMM__T be, const BMM__T *bias,
@@ -1360,12 +1368,12 @@ BMM__INLINE void BMM__FN(small_axpy_entry)(const BMM__T *BMM__RESTRICT A,
     return;
   }
 #endif
-  BMM__UNROLL for (i = 0; i < M; ++i) BMM__UNROLL for (j = 0; j < N; ++j) acc[i][j] = 0;
-  BMM__UNROLL for (l = 0; l < K; ++l) BMM__UNROLL for (i = 0; i < M; ++i) {
+  BMM__UNROLL_S for (i = 0; i < M; ++i) BMM__UNROLL_S for (j = 0; j < N; ++j) acc[i][j] = 0;
+  BMM__UNROLL_S for (l = 0; l < K; ++l) BMM__UNROLL_S for (i = 0; i < M; ++i) {
     const BMM__T a = A[i * K + l];
-    BMM__UNROLL for (j = 0; j < N; ++j) acc[i][j] = BMM__FMA(a, B[l * N + j], acc[i][j]);
+    BMM__UNROLL_S for (j = 0; j < N; ++j) acc[i][j] = BMM__FMA(a, B[l * N + j], acc[i][j]);
   }
-  BMM__UNROLL for (i = 0; i < M; ++i) BMM__UNROLL for (j = 0; j < N; ++j) {
+  BMM__UNROLL_S for (i = 0; i < M; ++i) BMM__UNROLL_S for (j = 0; j < N; ++j) {
     BMM__T *cp = C + i * N + j;
     if (nt && !bias) {
       BMM__CAT(bmm__ntstore_, BMM__N)(cp, al * acc[i][j]);
@@ -1413,6 +1421,7 @@ BMM__INLINE void BMM__FN(small_axpy)(const bmm_plan *pl, const bmm__cpu_choice *
   }
 }
 #undef BMM__AXPY_VEC
+#undef BMM__UNROLL_S
 
 /* the named kernels of the size list */
 #define BMM__SMALL_DEF(FORM, M, N, K, SUFFIX)                                  \
