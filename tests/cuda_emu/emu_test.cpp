@@ -655,6 +655,8 @@ static int trace_main(int argc, char **argv) {
     if (strchr(kern, ';')) *strchr(kern, ';') = 0;
     if (strstr(explain, "tile=64")) snprintf(kern, sizeof kern, "tiled64");
     if (strstr(explain, "tile=32")) snprintf(kern, sizeof kern, "tiled32");
+    if (strstr(explain, "sums=4x4")) snprintf(kern, sizeof kern, "batch_entry4");
+    if (strstr(explain, "sums=8x8")) snprintf(kern, sizeof kern, "batch_entry8");
     for (ai = 0; ai < 2; ++ai) {
       const emu_kernel_res *r =
           emu_find_resources(res, nres, archs[ai]->arch, kern, bmm_dtype_name(dt));

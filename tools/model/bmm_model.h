@@ -83,6 +83,8 @@ static void model_row_run(const model_row *r, bmm_strategy st, const emu_arch *a
   }
   if (strstr(explain, "tile=64")) snprintf(kern, sizeof kern, "tiled64");
   if (strstr(explain, "tile=32")) snprintf(kern, sizeof kern, "tiled32");
+  if (strstr(explain, "sums=4x4")) snprintf(kern, sizeof kern, "batch_entry4");
+  if (strstr(explain, "sums=8x8")) snprintf(kern, sizeof kern, "batch_entry8");
   printf("%s,%s,%lld,%lld,%lld,%lld,%s,%s,%s,", r->name, bmm_dtype_name(r->c.dtype),
          (long long)r->c.batch, (long long)r->c.m, (long long)r->c.n, (long long)r->c.k,
          bmmx_layout_name(r->c.layout), sn ? "cuda" : "-", kern);
