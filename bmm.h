@@ -107,7 +107,9 @@ extern "C" {
     "batch groups staged in shared memory")                                      \
   X(CUDA_TILED, cuda_tiled, BMM_L_ALL, 0, 0, 0, "shared+register tiles")         \
   X(CUDA_BATCH_INNER, cuda_batch_inner, BMM_L_BATCH_INNER, 0, 0, 0,              \
-    "a thread per batch entry, loads coalesced across the batch")                \
+    "a thread per C element, loads coalesced across the batch")                  \
+  X(CUDA_BATCH_ENTRY, cuda_batch_entry, BMM_L_BATCH_INNER, 8, 8, 0,              \
+    "a thread per batch entry, its m x n sums in registers")                     \
   X(CUDA_CUBLAS, cuda_cublas, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 0, 0, 0,          \
     "cublasGemmStridedBatchedEx (needs BMM_WITH_CUBLAS)")
 
@@ -929,6 +931,24 @@ int bmm_table_lookup(const bmm_table_rule *rules, int count, const bmm_plan *p) 
   return -1;
 }
 
+/* Whether a strategy's code is in this build (cuda_cublas needs
+   BMM_WITH_CUBLAS): a backend that compiles every strategy gives no
+   function. Defined with the backends below. */
+static int bmm__strategy_compiled(bmm_backend be, bmm_strategy s);
+
+/* The table lookup of a call: as bmm_table_lookup, and a rule whose strategy
+   is not compiled in is skipped like one that does not claim the problem, so
+   a table may name cuda_cublas and still work in a build without cuBLAS. */
+static int bmm__table_lookup_compiled(const bmm_table_rule *rules, int count, const bmm_plan *p,
+                                      bmm_backend be) {
+  int i;
+  for (i = 0; i < count; ++i)
+    if (bmm_rule_matches(&rules[i], p) && bmm_strategy_supports(rules[i].strategy, p) &&
+        bmm__strategy_compiled(be, rules[i].strategy))
+      return i;
+  return -1;
+}
+
 static int bmm__rule_is_catch_all(const bmm_table_rule *r) {
   return (r->dtypes == 0 ||
           (r->dtypes & ((1u << BMM_DTYPE_COUNT) - 2u)) == ((1u << BMM_DTYPE_COUNT) - 2u)) &&
@@ -1034,9 +1054,19 @@ typedef struct bmm__backend_ops {
   /* the index of a kernel a rule may pin by name (kernel=), -1 if none has
      it; NULL: the backend's rules pin nothing by name */
   int (*kernel_index)(const char *name);
+  /* whether strategy s is compiled in; NULL: every strategy is */
+  int (*compiled)(bmm_strategy s);
 } bmm__backend_ops;
 
 static const bmm__backend_ops *bmm__backends[BMM_BACKEND_COUNT];
+
+/* The CPU backend is not in bmm__backends (see bmm__backend_get) and
+   compiles every strategy. */
+static int bmm__strategy_compiled(bmm_backend be, bmm_strategy s) {
+  const bmm__backend_ops *ops =
+      (int)be > BMM_BACKEND_AUTO && (int)be < BMM_BACKEND_COUNT ? bmm__backends[be] : NULL;
+  return !ops || !ops->compiled || ops->compiled(s);
+}
 
 /* inline: only bmm_cuda.cuh's implementation calls it (a CPU-only build
    must not warn that it is unused) */
@@ -1110,7 +1140,7 @@ static bmm_status bmm__plan_with(const bmm_problem *p, bmm_backend be, const bmm
   BMM__LOCK();
   s = bmm__active(be, dflt, ndflt, &rules, &count);
   if (s == BMM_OK) {
-    i = bmm_table_lookup(rules, count, out);
+    i = bmm__table_lookup_compiled(rules, count, out, be);
     s = i < 0 ? BMM_BAD_TABLE : BMM_OK;
     if (i >= 0) out->rule = rules[i], out->rule_index = i, out->strategy = rules[i].strategy;
   }
@@ -1586,6 +1616,8 @@ static size_t bmm__explain_plan(const bmm_plan *p, const bmm_table_rule *rules, 
     if (i == 0) bmm__put(&b, "; skipped:");
     if (miss)
       bmm__put(&b, " rule %d (%s out of range)", i, miss);
+    else if (bmm_strategy_supports(rules[i].strategy, p))
+      bmm__put(&b, " rule %d (%s not compiled in)", i, bmm_strategy_name(rules[i].strategy));
     else
       bmm__put(&b, " rule %d (%s does not handle %s m=%lld n=%lld k=%lld)", i,
                bmm_strategy_name(rules[i].strategy), bmm_layout_name(p->layout), (long long)p->m,

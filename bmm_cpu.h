@@ -834,9 +834,9 @@ static bmm_status bmm__cpu_run_problem(const bmm_problem *p, void *queue) {
   return bmm_cpu(p);
 }
 
-static const bmm__backend_ops bmm__cpu_backend = {BMM_BACKEND_CPU,      bmm__cpu_table_for,
-                                                  bmm__cpu_plan,        bmm__cpu_explain,
-                                                  bmm__cpu_run_problem, bmm__cpu_kernel_index};
+static const bmm__backend_ops bmm__cpu_backend = {
+    BMM_BACKEND_CPU,      bmm__cpu_table_for,    bmm__cpu_plan, bmm__cpu_explain,
+    bmm__cpu_run_problem, bmm__cpu_kernel_index, NULL /* every CPU strategy is compiled in */};
 
 #ifdef __cplusplus
 }

@@ -21,7 +21,7 @@
 
    One entry per strategy forces it: bmm_cuda_loop(p, stream),
    bmm_cuda_warp, bmm_cuda_staged, bmm_cuda_tiled, bmm_cuda_batch_inner,
-   bmm_cuda_cublas.
+   bmm_cuda_batch_entry, bmm_cuda_cublas.
 
    Configuration macros (define before the implementation include):
      BMM_CUDA_TABLE_SM90, BMM_CUDA_TABLE_SM80, BMM_CUDA_TABLE_GENERIC
@@ -46,6 +46,7 @@
                        A and per B entry [odd strides: +1 when even]
      cuda_tiled        tile: 32 or 64 [64 when m, n >= 64] (256 threads)
      cuda_batch_inner  threads [256]
+     cuda_batch_entry  threads [256] (a 4x4 or 8x8 register array: the pick's)
      cuda_cublas       none (a bias costs a second launch)
    bmm_explain(p, BMM_BACKEND_CUDA, ...) prints what bmm__cuda_pick decided:
    the kernel (e.g. kernel=bmm__cuda_staged<float>), grid, block, shared
@@ -130,16 +131,21 @@ static_assert((int)(BMM_FORCE_CUDA_STRATEGY) == 0 ||
   X(GENERIC, generic, 0, 0, 64, "any other device")
 
 #define BMM__CUDA_SEED_NOTE "seed from issue 4 H100 probe; not yet measured by bmm"
+/* batch-innermost m, n <= 8: a thread per entry reads A and B once, a thread
+   per output reads them n and m times (bench/RESULTS.md, predicted) */
+#define BMM__CUDA_ENTRY_NOTE "model, not measured: A and B read once (issue 20)"
 #define BMM__CUDA_RM (BMM_L_ROWMAJOR | BMM_L_SHARED_B)
-#define BMM__CUDA_SEED_RULES(staged_k_max)                                                       \
-  BMM_RULE(.layouts = BMM_L_BATCH_INNER, .strategy = BMM_CUDA_BATCH_INNER,                       \
-           .note = BMM__CUDA_SEED_NOTE),                                                         \
-      BMM_RULE(.m_min = 32, .n_min = 32, .k_min = 32, .strategy = BMM_CUDA_TILED,                \
-               .note = BMM__CUDA_SEED_NOTE),                                                     \
-      BMM_RULE(.k_max = 10, .strategy = BMM_CUDA_LOOP, .note = BMM__CUDA_SEED_NOTE),             \
-      BMM_RULE(.layouts = BMM__CUDA_RM, .m_max = 32, .n_max = 32, .k_min = 11,                   \
-               .k_max = staged_k_max, .strategy = BMM_CUDA_STAGED, .note = BMM__CUDA_SEED_NOTE), \
-      BMM_RULE(.k_min = 11, .strategy = BMM_CUDA_WARP, .note = BMM__CUDA_SEED_NOTE),             \
+#define BMM__CUDA_SEED_RULES(staged_k_max)                                                         \
+  BMM_RULE(.layouts = BMM_L_BATCH_INNER, .m_max = 8, .n_max = 8, .strategy = BMM_CUDA_BATCH_ENTRY, \
+           .note = BMM__CUDA_ENTRY_NOTE),                                                          \
+      BMM_RULE(.layouts = BMM_L_BATCH_INNER, .strategy = BMM_CUDA_BATCH_INNER,                     \
+               .note = BMM__CUDA_SEED_NOTE),                                                       \
+      BMM_RULE(.m_min = 32, .n_min = 32, .k_min = 32, .strategy = BMM_CUDA_TILED,                  \
+               .note = BMM__CUDA_SEED_NOTE),                                                       \
+      BMM_RULE(.k_max = 10, .strategy = BMM_CUDA_LOOP, .note = BMM__CUDA_SEED_NOTE),               \
+      BMM_RULE(.layouts = BMM__CUDA_RM, .m_max = 32, .n_max = 32, .k_min = 11,                     \
+               .k_max = staged_k_max, .strategy = BMM_CUDA_STAGED, .note = BMM__CUDA_SEED_NOTE),   \
+      BMM_RULE(.k_min = 11, .strategy = BMM_CUDA_WARP, .note = BMM__CUDA_SEED_NOTE),               \
       BMM_RULE(.strategy = BMM_CUDA_LOOP, .note = "catch-all, any strides; " BMM__CUDA_SEED_NOTE)
 
 BMM_RULES_BEGIN
@@ -525,6 +531,63 @@ __global__ void bmm__cuda_batch_inner(const __grid_constant__ bmm__cuda_args arg
   }
 }
 
+/* BATCH_ENTRY: a thread per batch entry of a batch-innermost problem, all
+   m x n sums of the entry in registers, so every element of A and B is read
+   once (BATCH_INNER's thread per C element reads A n times and B m times,
+   from DRAM once the batch outgrows L2). Consecutive threads take
+   consecutive b: each load and store of a warp is one contiguous run across
+   the batch. MM x NN (>= m x n) are template constants so the sums unroll
+   into registers; the pick chooses the smallest variant that holds m x n. */
+template <typename T, int MM, int NN>
+static __device__ __forceinline__ void bmm__cuda_batch_entry_body(const bmm__cuda_args &args) {
+  const bmm_plan *pl = &args.pl;
+  const int64_t nb = pl->batch, m = pl->m, n = pl->n, k = pl->k;
+  const int64_t ars = pl->a.row_stride, acs = pl->a.col_stride;
+  const int64_t brs = pl->b.row_stride, bcs = pl->b.col_stride;
+  const int64_t crs = pl->c.row_stride, ccs = pl->c.col_stride;
+  const T *A = (const T *)pl->a.ptr, *B = (const T *)pl->b.ptr;
+  T *C = (T *)pl->c.ptr;
+  int64_t b;
+  for (b = BMM__CUDA_TID(); b < nb; b += BMM__CUDA_NTHREADS()) {
+    int64_t oa, ob, oc, l;
+    T acc[MM][NN];
+    int i, j;
+#pragma unroll
+    for (i = 0; i < MM; ++i)
+#pragma unroll
+      for (j = 0; j < NN; ++j)
+        acc[i][j] = 0;
+    bmm__cuda_offsets(pl, b, &oa, &ob, &oc);
+    for (l = 0; pl->use_ab && l < k; ++l) {
+      T av[MM], bv[NN];
+#pragma unroll
+      for (i = 0; i < MM; ++i)
+        av[i] = i < m ? A[oa + i * ars + l * acs] : (T)0;
+#pragma unroll
+      for (j = 0; j < NN; ++j)
+        bv[j] = j < n ? B[ob + l * brs + j * bcs] : (T)0;
+#pragma unroll
+      for (i = 0; i < MM; ++i)
+#pragma unroll
+        for (j = 0; j < NN; ++j)
+          acc[i][j] += av[i] * bv[j];
+    }
+#pragma unroll
+    for (i = 0; i < MM; ++i)
+#pragma unroll
+      for (j = 0; j < NN; ++j)
+        if (i < m && j < n) bmm__cuda_epilogue<T>(pl, C + oc + i * crs + j * ccs, acc[i][j], j);
+  }
+}
+template <typename T>
+__global__ void bmm__cuda_batch_entry4(const __grid_constant__ bmm__cuda_args args) {
+  bmm__cuda_batch_entry_body<T, 4, 4>(args);
+}
+template <typename T>
+__global__ void bmm__cuda_batch_entry8(const __grid_constant__ bmm__cuda_args args) {
+  bmm__cuda_batch_entry_body<T, 8, 8>(args);
+}
+
 /* cuBLAS has no bias: added by a second launch after the GEMM (documented in
    explain). Packed C, as CUDA_CUBLAS claims rowmajor/shared_b only. */
 template <typename T>
@@ -546,13 +609,15 @@ __global__ void bmm__cuda_add_bias(const __grid_constant__ bmm__cuda_args args) 
 
 /* Kernel variants, the unit a launch picks: X(variant, strategy ENUM,
    kernel template, what it is). The launch switch is generated from it. */
-#define BMM__CUDA_VARIANTS(X)                                                               \
-  X(loop, CUDA_LOOP, bmm__cuda_loop, "a thread per output")                                 \
-  X(warp, CUDA_WARP, bmm__cuda_warp, "a sub-warp per output, K split over its lanes")       \
-  X(staged, CUDA_STAGED, bmm__cuda_staged, "batch groups staged in shared memory")          \
-  X(tiled32, CUDA_TILED, bmm__cuda_tiled32, "32x32 tiles, 2x2 outputs per thread")          \
-  X(tiled64, CUDA_TILED, bmm__cuda_tiled64, "64x64 tiles, 4x4 outputs per thread")          \
-  X(batch_inner, CUDA_BATCH_INNER, bmm__cuda_batch_inner, "a thread per output, b fastest") \
+#define BMM__CUDA_VARIANTS(X)                                                                \
+  X(loop, CUDA_LOOP, bmm__cuda_loop, "a thread per output")                                  \
+  X(warp, CUDA_WARP, bmm__cuda_warp, "a sub-warp per output, K split over its lanes")        \
+  X(staged, CUDA_STAGED, bmm__cuda_staged, "batch groups staged in shared memory")           \
+  X(tiled32, CUDA_TILED, bmm__cuda_tiled32, "32x32 tiles, 2x2 outputs per thread")           \
+  X(tiled64, CUDA_TILED, bmm__cuda_tiled64, "64x64 tiles, 4x4 outputs per thread")           \
+  X(batch_inner, CUDA_BATCH_INNER, bmm__cuda_batch_inner, "a thread per output, b fastest")  \
+  X(batch_entry4, CUDA_BATCH_ENTRY, bmm__cuda_batch_entry4, "a thread per entry, m, n <= 4") \
+  X(batch_entry8, CUDA_BATCH_ENTRY, bmm__cuda_batch_entry8, "a thread per entry, m, n <= 8") \
   X(add_bias, CUDA_CUBLAS, bmm__cuda_add_bias, "the bias row added after cuBLAS")
 
 typedef enum bmm__cuda_variant {
@@ -643,8 +708,8 @@ typedef struct bmm__cuda_launch {
   int block;
   size_t smem;        /* dynamic shared memory of the launch */
   size_t smem_static; /* declared in the kernel (TILED), for explain */
-  int tile;
-  char why[192]; /* the reasons for the launch shape */
+  int tile;           /* TILED: tile edge; BATCH_ENTRY: edge of the register array of sums */
+  char why[192];      /* the reasons for the launch shape */
 } bmm__cuda_launch;
 
 static int bmm__cuda_pow2_at_least(int64_t v, int lo, int hi) {
@@ -695,6 +760,20 @@ static bmm_status bmm__cuda_shape_cuda_batch_inner(const bmm_plan *pl, const bmm
   bmm_status s = bmm__cuda_shape_cuda_loop(pl, d, L);
   L->variant = BMM__CUDA_V_batch_inner;
   return s;
+}
+
+static bmm_status bmm__cuda_shape_cuda_batch_entry(const bmm_plan *pl, const bmm__cuda_device *d,
+                                                   bmm__cuda_launch *L) {
+  const int small = pl->m <= 4 && pl->n <= 4;
+  L->variant = small ? BMM__CUDA_V_batch_entry4 : BMM__CUDA_V_batch_entry8;
+  L->tile = small ? 4 : 8;
+  L->block = bmm__cuda_threads(pl, 256);
+  L->grid = bmm__cuda_blocks(pl->batch, L->block, L->block, d);
+  BMM__CUDA_WHY(L,
+                "a thread per batch entry, sums in a %dx%d register array (the smallest "
+                "holding m x n); block: %s",
+                L->tile, L->tile, pl->rule.threads ? "from the rule" : "256");
+  return BMM_OK;
 }
 
 static bmm_status bmm__cuda_shape_cuda_warp(const bmm_plan *pl, const bmm__cuda_device *d,
@@ -1121,6 +1200,10 @@ static bmm_status bmm__cuda_explain(const bmm_problem *p, char *buf, size_t len)
     used += (size_t)snprintf(buf + used, len - used, " tile=%dx%dx%d", L.tile, L.tile,
                              BMM__CUDA_TILE_K);
     break;
+  case BMM__CUDA_V_batch_entry4:
+  case BMM__CUDA_V_batch_entry8:
+    used += (size_t)snprintf(buf + used, len - used, " sums=%dx%d", L.tile, L.tile);
+    break;
   default: break;
   }
   if (used < len) snprintf(buf + used, len - used, " (why: %s)", L.why);
@@ -1146,9 +1229,10 @@ static bmm_status bmm__cuda_run(const bmm_problem *p, void *queue) {
 /* bmm.h's implementation learns of this backend here, at program start, so
    it needs no declaration of it and either include order works. */
 static const bmm__backend_ops bmm__cuda_backend = {
-    BMM_BACKEND_CUDA, bmm__cuda_default_table,
-    bmm__cuda_plan,   bmm__cuda_explain,
-    bmm__cuda_run,    NULL /* CUDA rules pin their variant by strategy and tunables */};
+    BMM_BACKEND_CUDA,  bmm__cuda_default_table,
+    bmm__cuda_plan,    bmm__cuda_explain,
+    bmm__cuda_run,     NULL, /* CUDA rules pin their variant by strategy and tunables */
+    bmm__cuda_compiled /* an AUTO call skips a rule naming cuda_cublas without it */};
 static const int bmm__cuda_registered = bmm__backend_register(&bmm__cuda_backend);
 
 #endif /* BMM__CUDA_IMPLEMENTED */

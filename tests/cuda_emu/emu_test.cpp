@@ -453,12 +453,13 @@ static void run_shape(const shape *sh, int si, int di, int layout, int full) {
    tile, pad): the paths the default configuration never takes. */
 static void run_tunables(void) {
   static const int tun[][7] = {
-      {BMM_CUDA_WARP, 0, 0, 2, 0, 0, 0},      {BMM_CUDA_WARP, 64, 0, 8, 0, 0, 0},
-      {BMM_CUDA_WARP, 96, 0, 32, 0, 0, 0},    {BMM_CUDA_STAGED, 32, 1, 0, 4, 0, 0},
-      {BMM_CUDA_STAGED, 96, 3, 0, 8, 0, 1},   {BMM_CUDA_STAGED, 1024, 200, 0, 16, 0, 2},
-      {BMM_CUDA_STAGED, 128, 7, 0, 16, 0, 3}, {BMM_CUDA_STAGED, 1024, 1, 0, 0, 0, 0},
-      {BMM_CUDA_TILED, 0, 0, 0, 0, 64, 0},    {BMM_CUDA_TILED, 0, 0, 0, 0, 32, 0},
-      {BMM_CUDA_LOOP, 32, 0, 0, 0, 0, 0},     {BMM_CUDA_BATCH_INNER, 64, 0, 0, 0, 0, 0}};
+      {BMM_CUDA_WARP, 0, 0, 2, 0, 0, 0},        {BMM_CUDA_WARP, 64, 0, 8, 0, 0, 0},
+      {BMM_CUDA_WARP, 96, 0, 32, 0, 0, 0},      {BMM_CUDA_STAGED, 32, 1, 0, 4, 0, 0},
+      {BMM_CUDA_STAGED, 96, 3, 0, 8, 0, 1},     {BMM_CUDA_STAGED, 1024, 200, 0, 16, 0, 2},
+      {BMM_CUDA_STAGED, 128, 7, 0, 16, 0, 3},   {BMM_CUDA_STAGED, 1024, 1, 0, 0, 0, 0},
+      {BMM_CUDA_TILED, 0, 0, 0, 0, 64, 0},      {BMM_CUDA_TILED, 0, 0, 0, 0, 32, 0},
+      {BMM_CUDA_LOOP, 32, 0, 0, 0, 0, 0},       {BMM_CUDA_BATCH_INNER, 64, 0, 0, 0, 0, 0},
+      {BMM_CUDA_BATCH_ENTRY, 64, 0, 0, 0, 0, 0}};
   static const shape ts[] = {{37, 3, 1, 25}, {11, 4, 5, 32}, {5, 32, 32, 40}, {4, 1, 1, 1}};
   static const int lays[] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS, BMMX_BATCH_INNER};
   size_t t, s, l;
@@ -482,6 +483,43 @@ static void run_tunables(void) {
           }
 }
 
+/* A table rule whose strategy is not compiled in (cuda_cublas: this build
+   has no BMM_WITH_CUBLAS) is skipped like one that does not claim the
+   problem: AUTO falls through to the next rule, runs it, and explain names
+   the skipped rule. */
+static void run_uncompiled_rule(void) {
+  static const shape us[] = {{37, 3, 1, 25}, {5, 4, 4, 4}};
+  int di, off, ok;
+  size_t s;
+  bmm_table_rule r[2];
+  memset(r, 0, sizeof r);
+  r[0].strategy = BMM_CUDA_CUBLAS, r[1].strategy = BMM_CUDA_LOOP;
+  for (di = 0; di < NDT; ++di)
+    for (s = 0; s < sizeof us / sizeof us[0]; ++s)
+      for (off = 0; off < 2; ++off) {
+        bmmx_case c;
+        memset(&c, 0, sizeof c);
+        c.dtype = g_dtypes[di], c.batch = us[s].batch, c.m = us[s].m, c.n = us[s].n;
+        c.k = us[s].k, c.layout = off ? BMMX_SHARED_B_BIAS : BMMX_ROWMAJOR;
+        run(&c, 1.5, off ? 0.0 : -0.5, off, 0, off, r);
+      }
+  {
+    std::vector<float> A(3 * 25), B(25), C(3);
+    bmm_problem p = bmm_problem_rowmajor(BMM_F32, 1, 3, 1, 25, A.data(), B.data(), C.data());
+    char why[1024];
+    bmm_set_table(BMM_BACKEND_CUDA, r, 2);
+    ok = bmm_explain(&p, BMM_BACKEND_CUDA, why, sizeof why) == BMM_OK &&
+         strstr(why, "-> cuda_loop") && strstr(why, "rule 0 (cuda_cublas not compiled in)");
+    bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
+    if (ok) {
+      ++g_pass;
+    } else {
+      ++g_fail;
+      printf("FAIL explain of an uncompiled cuda_cublas rule: %s\n", why);
+    }
+  }
+}
+
 /* bmm_explain says what bmm__cuda_pick decided; the launch must be exactly
    that: the kernel explain names, its grid, block and dynamic shared memory
    (TILED's is static: explain adds it, the launch has none). The seed's
@@ -501,7 +539,9 @@ static void check_explain(void) {
       {BMM_F32, 2, 65, 70, 40, BMMX_ROWMAJOR, BMM_STRATEGY_AUTO, "bmm__cuda_tiled64<float>"},
       {BMM_F64, 2, 33, 35, 37, BMMX_COL_A, BMM_STRATEGY_AUTO, "bmm__cuda_tiled32<double>"},
       {BMM_F32, 5, 40, 1, 200, BMMX_ROWMAJOR, BMM_STRATEGY_AUTO, "bmm__cuda_warp<float>"},
-      {BMM_F32, 9, 3, 2, 7, BMMX_BATCH_INNER, BMM_STRATEGY_AUTO, "bmm__cuda_batch_inner<float>"},
+      {BMM_F32, 9, 3, 2, 7, BMMX_BATCH_INNER, BMM_STRATEGY_AUTO, "bmm__cuda_batch_entry4<float>"},
+      {BMM_F64, 9, 5, 8, 7, BMMX_BATCH_INNER, BMM_STRATEGY_AUTO, "bmm__cuda_batch_entry8<double>"},
+      {BMM_F32, 9, 9, 2, 7, BMMX_BATCH_INNER, BMM_STRATEGY_AUTO, "bmm__cuda_batch_inner<float>"},
       {BMM_F64, 9, 3, 2, 7, BMMX_PADDED, BMM_CUDA_WARP, "bmm__cuda_warp<double>"},
       {BMM_F32, 300, 8, 8, 16, BMMX_ROWMAJOR, BMM_CUDA_STAGED, "bmm__cuda_staged<float>"},
   };
@@ -615,6 +655,8 @@ static int trace_main(int argc, char **argv) {
     if (strchr(kern, ';')) *strchr(kern, ';') = 0;
     if (strstr(explain, "tile=64")) snprintf(kern, sizeof kern, "tiled64");
     if (strstr(explain, "tile=32")) snprintf(kern, sizeof kern, "tiled32");
+    if (strstr(explain, "sums=4x4")) snprintf(kern, sizeof kern, "batch_entry4");
+    if (strstr(explain, "sums=8x8")) snprintf(kern, sizeof kern, "batch_entry8");
     for (ai = 0; ai < 2; ++ai) {
       const emu_kernel_res *r =
           emu_find_resources(res, nres, archs[ai]->arch, kern, bmm_dtype_name(dt));
@@ -714,6 +756,7 @@ int main(int argc, char **argv) {
     fflush(stdout);
   }
   run_tunables();
+  run_uncompiled_rule();
   check_explain();
   printf("tunables (table rules) done; %ld emulated launches\n", g_launches);
   printf("%d passed, %d failed, %d skipped (skipped: a forced strategy that does not claim the "

@@ -220,6 +220,8 @@ static inline void bmm_model_kernel_name(const char *explain, char *kern, size_t
   if (strchr(kern, ';')) *strchr(kern, ';') = 0;
   if (strstr(explain, "tile=64")) snprintf(kern, size, "tiled64");
   if (strstr(explain, "tile=32")) snprintf(kern, size, "tiled32");
+  if (strstr(explain, "sums=4x4")) snprintf(kern, size, "batch_entry4");
+  if (strstr(explain, "sums=8x8")) snprintf(kern, size, "batch_entry8");
 }
 
 static emu_kernel_res g_model_res[256];
