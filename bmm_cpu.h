@@ -1971,11 +1971,11 @@ static void BMM__FN(c_batch)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
             if (w == VB) {
               for (v = 0; v < VB; ++v)
                 BMM__FN(madd)
-                (x[2 * v], sa * x[2 * v + 1], y[2 * v], sb * y[2 * v + 1], &accr[v], &acci[v]);
+              (x[2 * v], sa * x[2 * v + 1], y[2 * v], sb * y[2 * v + 1], &accr[v], &acci[v]);
             } else {
               for (v = 0; v < w; ++v)
                 BMM__FN(madd)
-                (x[2 * v], sa * x[2 * v + 1], y[2 * v], sb * y[2 * v + 1], &accr[v], &acci[v]);
+              (x[2 * v], sa * x[2 * v + 1], y[2 * v], sb * y[2 * v + 1], &accr[v], &acci[v]);
             }
           }
           for (v = 0; v < w; ++v)
