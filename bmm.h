@@ -68,11 +68,29 @@ extern "C" {
    X(ENUM, name, storage C type, bytes, accumulation C type, unit roundoff of
      the accumulation (2^-24, 2^-53: test tolerances and the README's bound),
      cuBLAS/CUDA data type token (cudaDataType_t)).
+   Complex rows (c64, c128): the storage type is a (re, im) struct (below),
+   the accumulation type the type of one component (each part is summed as a
+   real dot product of 2k terms, see README "Numerics").
    Consumers take the columns they need and end with "..." so a new column
    breaks none of them. */
-#define BMM_DTYPES(X)                                              \
-  X(F32, f32, float, 4, float, 5.9604644775390625e-08, CUDA_R_32F) \
-  X(F64, f64, double, 8, double, 1.1102230246251565e-16, CUDA_R_64F)
+#define BMM_DTYPES(X)                                                \
+  X(F32, f32, float, 4, float, 5.9604644775390625e-08, CUDA_R_32F)   \
+  X(F64, f64, double, 8, double, 1.1102230246251565e-16, CUDA_R_64F) \
+  X(C64, c64, bmm_c64, 8, float, 5.9604644775390625e-08, CUDA_C_32F) \
+  X(C128, c128, bmm_c128, 16, double, 1.1102230246251565e-16, CUDA_C_64F)
+
+/* Complex elements: interleaved (re, im), the layout of C99 `float _Complex`
+   / `double _Complex`, C++ std::complex<float> / <double> and NumPy
+   complex64 / complex128 (each guarantees it), so arrays of any of them are
+   passed as they are (operand pointers are void *). A struct and not
+   _Complex: C++ has no _Complex, and bmm.h is one header for C99 and C++.
+   Pointers need the alignment of one component (4 or 8 bytes), as theirs. */
+typedef struct bmm_c64 {
+  float re, im;
+} bmm_c64;
+typedef struct bmm_c128 {
+  double re, im;
+} bmm_c128;
 
 /* X(ENUM, name, description). Derived from strides by validation. */
 #define BMM_LAYOUTS(X)                                                    \
@@ -132,7 +150,8 @@ extern "C" {
   X(NO_DEVICE, "no usable CUDA device")                               \
   X(BAD_DEVICE_POINTER, "pointer not accessible from the device")     \
   X(CUDA_ERROR, "CUDA runtime error")                                 \
-  X(MISALIGNED, "a pointer is not aligned to its element size")
+  X(MISALIGNED, "a pointer is not aligned to its element size")       \
+  X(BAD_FLAG, "a conj flag or an imaginary part the dtype does not take")
 
 /* ---- enums ------------------------------------------------------------- */
 
@@ -178,11 +197,16 @@ typedef enum bmm_status {
 /* ---- the problem ------------------------------------------------------- */
 
 /* One operand: element strides (not bytes), any sign. Strides of a dimension
-   of size 1 are ignored. batch_stride[d] = 0 broadcasts over batch dim d. */
+   of size 1 are ignored. batch_stride[d] = 0 broadcasts over batch dim d.
+   conj = 1 reads the operand conjugated (complex dtypes): with the strides of
+   a transpose it is A^H, with the plain strides conj(A). For a real dtype it
+   is the identity (as BLAS's 'C' is 'T' there), so dtype-generic code may set
+   it. 0 or 1 only; C's must be 0 (C is written, not read conjugated). */
 typedef struct bmm_operand {
   const void *ptr;
   int64_t row_stride, col_stride;
   int64_t batch_stride[BMM_MAX_BATCH_DIMS];
+  int conj;
 } bmm_operand;
 
 /* C[b] (m x n) = alpha * A[b] (m x k) * B[b] (k x n) + beta * C[b] + bias.
@@ -191,7 +215,10 @@ typedef struct bmm_operand {
    bmm_problem_* helper, which sets alpha = 1, beta = 0. beta == 0 never reads
    C; alpha == 0 or k == 0 never reads A or B. bias, if not NULL, holds n
    contiguous elements added to every row of every C[b]. c.ptr is written
-   through, although the field is const (one operand type for all three). */
+   through, although the field is const (one operand type for all three).
+   alpha_im, beta_im: imaginary parts of alpha and beta, for complex dtypes
+   (0 for a real dtype, else BAD_FLAG); last in the struct, so code that sets
+   only alpha and beta, or zero-initialises, is unchanged. */
 typedef struct bmm_problem {
   bmm_dtype dtype;
   int64_t m, n, k;
@@ -201,6 +228,7 @@ typedef struct bmm_problem {
   const void *bias;
   double alpha, beta;
   bmm_strategy strategy; /* AUTO (0): the table decides */
+  double alpha_im, beta_im;
 } bmm_problem;
 
 /* ---- the threshold table ----------------------------------------------- */
@@ -264,8 +292,9 @@ typedef struct bmm_plan {
   bmm_operand a, b, c;
   const void *bias;
   double alpha, beta;
-  int use_ab; /* alpha != 0 && k > 0 */
-  int read_c; /* beta != 0 */
+  double alpha_im, beta_im; /* complex dtypes; 0 for real ones */
+  int use_ab;               /* alpha != 0 && k > 0 (either part of alpha) */
+  int read_c;               /* beta != 0 (either part) */
   bmm_strategy strategy;
   int rule_index; /* -1 when forced */
   bmm_table_rule rule;
@@ -280,6 +309,8 @@ BMM_API const char *bmm_layout_name(bmm_layout l);
 BMM_API const char *bmm_strategy_name(bmm_strategy s);
 BMM_API const char *bmm_backend_name(bmm_backend b);
 BMM_API size_t bmm_dtype_size(bmm_dtype d);
+/* 1 for the complex dtypes (BMM_C64, BMM_C128), else 0. */
+BMM_API int bmm_dtype_is_complex(bmm_dtype d);
 BMM_API bmm_backend bmm_strategy_backend(bmm_strategy s);
 /* This thread's last detailed error message ("" after success). */
 BMM_API const char *bmm_last_error(void);
@@ -310,7 +341,9 @@ BMM_CPU_STRATEGIES(BMM__X)
 /* The test oracle: the problem computed in long double into out[batch][m][n]
    (packed, batch flattened in C's dim order), C itself untouched. mag, if not
    NULL, gets |alpha|*sum|a||b| + |beta*c| + |bias| per element, the scale of
-   the rounding error bound. Same validation as bmm_cpu(). */
+   the rounding error bound. Complex dtypes: out holds (re, im) pairs
+   (2*batch*m*n values), mag one modulus sum per element. Same validation as
+   bmm_cpu(). */
 BMM_API bmm_status bmm_reference(const bmm_problem *p, long double *out, long double *mag);
 
 /* One line: problem, layout, strategy and tunables, which rule matched and
@@ -370,6 +403,7 @@ static inline BMM_HD void bmm_batch_offsets(const bmm_plan *p, int64_t b, int64_
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -464,6 +498,8 @@ size_t bmm_dtype_size(bmm_dtype d) {
   default: return 0;
   }
 }
+
+int bmm_dtype_is_complex(bmm_dtype d) { return d == BMM_C64 || d == BMM_C128; }
 
 const char *bmm_layout_name(bmm_layout l) {
   switch (l) {
@@ -763,8 +799,28 @@ static bmm_status bmm__validate(const bmm_problem *p, bmm_plan *out) {
   if (!p) return bmm__fail(BMM_NULL_POINTER, "problem is NULL");
   if (!out) return bmm__fail(BMM_NULL_POINTER, "plan is NULL");
   if ((int)p->dtype <= BMM_DTYPE_UNSET || (int)p->dtype >= BMM_DTYPE_COUNT)
-    return bmm__fail(BMM_BAD_DTYPE, "dtype is %d: set it to one of BMM_F32, BMM_F64",
+    return bmm__fail(BMM_BAD_DTYPE,
+                     "dtype is %d: set it to one of BMM_F32, BMM_F64, BMM_C64, BMM_C128",
                      (int)p->dtype);
+  {
+    /* conj: 0 or 1, never on C; imaginary parts only where the dtype has them */
+    const int cplx = bmm_dtype_is_complex(p->dtype);
+    if (p->a.conj != 0 && p->a.conj != 1)
+      return bmm__fail(BMM_BAD_FLAG, "a.conj is %d: must be 0 or 1", p->a.conj);
+    if (p->b.conj != 0 && p->b.conj != 1)
+      return bmm__fail(BMM_BAD_FLAG, "b.conj is %d: must be 0 or 1", p->b.conj);
+    if (p->c.conj != 0)
+      return bmm__fail(BMM_BAD_FLAG,
+                       "c.conj is %d: C is written, not read conjugated (set it to 0; "
+                       "conj(A*B) = conj(A)*conj(B) with conj(alpha), conj(beta))",
+                       p->c.conj);
+    if (!cplx && p->alpha_im != 0.0)
+      return bmm__fail(BMM_BAD_FLAG, "alpha_im is %g but dtype %s is real: use c64/c128 or 0",
+                       p->alpha_im, bmm_dtype_name(p->dtype));
+    if (!cplx && p->beta_im != 0.0)
+      return bmm__fail(BMM_BAD_FLAG, "beta_im is %g but dtype %s is real: use c64/c128 or 0",
+                       p->beta_im, bmm_dtype_name(p->dtype));
+  }
   if ((int)p->strategy < 0 || (int)p->strategy >= BMM_STRATEGY_COUNT)
     return bmm__fail(BMM_BAD_STRATEGY, "strategy is %d, not a bmm_strategy", (int)p->strategy);
   if (p->m < 0 || p->n < 0 || p->k < 0)
@@ -783,6 +839,7 @@ static bmm_status bmm__validate(const bmm_problem *p, bmm_plan *out) {
   q.a = p->a, q.b = p->b, q.c = p->c;
   q.bias = p->bias;
   q.alpha = p->alpha, q.beta = p->beta;
+  q.alpha_im = p->alpha_im, q.beta_im = p->beta_im;
   q.strategy = p->strategy;
   q.rule_index = -1;
   q.layouts = BMM_L_ALL; /* an empty problem does no work: any strategy runs it */
@@ -793,11 +850,11 @@ static bmm_status bmm__validate(const bmm_problem *p, bmm_plan *out) {
   if (!bmm__mul(q.m, q.n, &total) || !bmm__mul(total, q.batch, &total) || !bmm__mul(q.m, q.k, &t) ||
       !bmm__mul(t, q.batch, &t) || !bmm__mul(q.k, q.n, &t) || !bmm__mul(t, q.batch, &t))
     return bmm__fail(BMM_OVERFLOW, "m*n*batch, m*k*batch or k*n*batch overflows int64");
-  q.use_ab = q.k > 0 && q.alpha != 0.0;
+  q.use_ab = q.k > 0 && (q.alpha != 0.0 || q.alpha_im != 0.0);
   /* BLAS: alpha times an empty (or unread) product is not computed, so k = 0
      with an infinite or NaN alpha gives beta*C (+ bias), not NaN */
-  if (!q.use_ab) q.alpha = 0.0;
-  q.read_c = q.beta != 0.0;
+  if (!q.use_ab) q.alpha = q.alpha_im = 0.0;
+  q.read_c = q.beta != 0.0 || q.beta_im != 0.0;
   *out = q;
   if (total == 0) return bmm__ok(); /* empty: nothing is read or written */
 
@@ -816,10 +873,12 @@ static bmm_status bmm__validate(const bmm_problem *p, bmm_plan *out) {
     int i;
     ptrs[0] = q.c.ptr, ptrs[1] = q.bias, ptrs[2] = q.use_ab ? q.a.ptr : NULL;
     ptrs[3] = q.use_ab ? q.b.ptr : NULL;
+    /* complex: one component's alignment, as float _Complex and numpy have */
+    const size_t al = bmm_dtype_is_complex(p->dtype) ? es / 2 : es;
     for (i = 0; i < 4; ++i)
-      if ((uintptr_t)ptrs[i] % es != 0)
+      if ((uintptr_t)ptrs[i] % al != 0)
         return bmm__fail(BMM_MISALIGNED, "%s = %p is not a multiple of %d bytes (%s elements)",
-                         names[i], ptrs[i], (int)es, bmm_dtype_name(p->dtype));
+                         names[i], ptrs[i], (int)al, bmm_dtype_name(p->dtype));
   }
   if (q.use_ab) {
     bmm_status s = bmm__check_input_strides("a", &q.a, "m", q.m, "k", q.k);
@@ -1314,7 +1373,7 @@ static int bmm__parse_mask(const char *w, size_t n, int is_dtype, unsigned *mask
 
 static bmm_status bmm__parse_line(const char *s, size_t n, int line, bmm_table_rule *r) {
   static const char *const what[7] = {
-      "dtypes (`*` or a comma list of f32,f64)",
+      "dtypes (`*` or a comma list of f32,f64,c64,c128)",
       "layouts (`*` or a comma list of rowmajor,shared_b,batch_inner,general)",
       "an m range (`*`, N, A..B or A..)",
       "an n range (`*`, N, A..B or A..)",
@@ -1604,6 +1663,10 @@ static size_t bmm__explain_plan(const bmm_plan *p, const bmm_table_rule *rules, 
     if (v) bmm__put(&b, " %s=%d", bmm__tunable_names[i], v);
   }
   if (p->rule.kernel[0]) bmm__put(&b, " kernel=%s", p->rule.kernel);
+  /* a real dtype ignores conj (the identity), so it shows only for complex */
+  if (bmm_dtype_is_complex(p->dtype) && (p->a.conj || p->b.conj))
+    bmm__put(&b, " conj=%s%s%s", p->a.conj ? "a" : "", p->a.conj && p->b.conj ? "," : "",
+             p->b.conj ? "b" : "");
   if (p->rule_index < 0) {
     bmm__put(&b, "; %s", p->rule.note);
     return b.used;

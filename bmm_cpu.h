@@ -133,9 +133,10 @@ static int bmm__cpu_stream_c(const bmm_plan *pl) {
   const double elems =
       (double)pl->batch * ((double)pl->m * (double)pl->k + (double)pl->k * (double)pl->n +
                            (double)pl->m * (double)pl->n);
+  /* complex kernels store (re, im) pairs with plain stores (not measured yet) */
   return BMM__CPU_NT && pl->use_ab && !pl->read_c && pl->strategy != BMM_CPU_REF &&
-         pl->strategy != BMM_CPU_BATCH_SIMD && pl->k <= BMM__CPU_STREAM_MAX_K &&
-         BMM_CPU_STREAM_BYTES >= 0 &&
+         !bmm_dtype_is_complex(pl->dtype) && pl->strategy != BMM_CPU_BATCH_SIMD &&
+         pl->k <= BMM__CPU_STREAM_MAX_K && BMM_CPU_STREAM_BYTES >= 0 &&
          elems * (double)bmm_dtype_size(pl->dtype) >= (double)BMM_CPU_STREAM_BYTES;
 }
 
@@ -376,22 +377,27 @@ static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz) {
 
 /* ---- the kernels, and the pick that chooses one ----------------------------
    Every kernel a call can run, by name; the kernel section defines
-   BMM__FN(<name>) for each (NULL where the target has none). X(NAME) for
-   the fixed ones, XCOL/XSMALL(FORM, M, N, K, SUFFIX) over the size lists. */
+   BMM__FN(<name>) for each (NULL where the target has none). XANY(NAME): in
+   both sections (real and complex); X(NAME): real dtypes only; XCOL/XSMALL(
+   FORM, M, N, K, SUFFIX) over the size lists (real); XC(NAME): complex only. */
 // clang-format off
-#define BMM__CPU_KERNELS(X, XCOL, XSMALL)                                                          \
-  X(scale) X(ref) X(dot_rows) X(dot_cols) X(dot_contig) X(dot_strided)                             \
-  BMM__CPU_COL_SHAPES(XCOL) BMM__CPU_SMALL_SHAPES(XSMALL) X(blocked) X(batch_simd)
+#define BMM__CPU_KERNELS(XANY, X, XCOL, XSMALL, XC)                                                \
+  XANY(scale) XANY(ref) X(dot_rows) X(dot_cols) X(dot_contig) X(dot_strided)                       \
+  BMM__CPU_COL_SHAPES(XCOL) BMM__CPU_SMALL_SHAPES(XSMALL) X(blocked) X(batch_simd)                 \
+  XC(c_dot) XC(c_rows) XC(c_small_2x2x2) XC(c_small_3x3x3) XC(c_small_4x4x4) XC(c_batch)
 // clang-format on
 #define BMM__CPU_KID(NAME) BMM__CPU_K_##NAME,
 #define BMM__CPU_KID_COL(FORM, M, N, K, SUFFIX) BMM__CPU_K_dot_col_##SUFFIX,
 #define BMM__CPU_KID_SMALL(FORM, M, N, K, SUFFIX) BMM__CPU_K_small_##FORM##_##SUFFIX,
-enum { BMM__CPU_KERNELS(BMM__CPU_KID, BMM__CPU_KID_COL, BMM__CPU_KID_SMALL) BMM__CPU_KERNEL_COUNT };
+enum {
+  BMM__CPU_KERNELS(BMM__CPU_KID, BMM__CPU_KID, BMM__CPU_KID_COL, BMM__CPU_KID_SMALL, BMM__CPU_KID)
+      BMM__CPU_KERNEL_COUNT
+};
 #define BMM__CPU_KNAME(NAME) #NAME,
 #define BMM__CPU_KNAME_COL(FORM, M, N, K, SUFFIX) "dot_col_" #SUFFIX,
 #define BMM__CPU_KNAME_SMALL(FORM, M, N, K, SUFFIX) "small_" #FORM "_" #SUFFIX,
-static const char *const bmm__cpu_kernel_names[BMM__CPU_KERNEL_COUNT] = {
-    BMM__CPU_KERNELS(BMM__CPU_KNAME, BMM__CPU_KNAME_COL, BMM__CPU_KNAME_SMALL)};
+static const char *const bmm__cpu_kernel_names[BMM__CPU_KERNEL_COUNT] = {BMM__CPU_KERNELS(
+    BMM__CPU_KNAME, BMM__CPU_KNAME, BMM__CPU_KNAME_COL, BMM__CPU_KNAME_SMALL, BMM__CPU_KNAME)};
 
 /* What a call runs, decided by bmm__cpu_pick before any work. */
 typedef struct bmm__cpu_choice {
@@ -514,6 +520,9 @@ static const char *bmm__cpu_pin_misfit(const bmm_plan *pl, int kid) {
   const bmm__cpu_shape *sh;
   const int dot_family = s == BMM_CPU_DOT || s == BMM_CPU_SMALL;
   if (!pl->use_ab) return "alpha = 0 or k = 0 always runs the C = beta*C + bias pass";
+  if (bmm_dtype_is_complex(pl->dtype)) return "complex dtypes take no kernel pin yet";
+  if (strncmp(bmm__cpu_kernel_names[kid], "c_", 2) == 0)
+    return "complex kernels run only for complex dtypes";
   if (kid == BMM__CPU_K_ref) return s == BMM_CPU_REF ? NULL : "ref runs only under cpu_ref";
   if (s == BMM_CPU_REF) return "cpu_ref runs only ref";
   if (kid == BMM__CPU_K_scale) return "scale runs only where A*B does not count";
@@ -561,6 +570,29 @@ static const char *bmm__cpu_pin_misfit(const bmm_plan *pl, int kid) {
   return "no such kernel in this build";
 }
 
+/* Complex dtypes: their own kernels (the section for complex below), the
+   same units and threads as the real ones. cpu_small: the fixed 2x2x2, 3x3x3
+   and 4x4x4 kernels (SU(2)/SU(3) link products, spinor and transfer
+   matrices); cpu_blocked has no complex tiles yet and runs the row kernel. */
+static void bmm__cpu_pick_complex(const bmm_plan *pl, bmm__cpu_choice *c) {
+  const int64_t m = pl->m, n = pl->n, k = pl->k;
+  const int rows = pl->b.col_stride == 1 && n >= 4;
+  c->kernel = rows ? BMM__CPU_K_c_rows : BMM__CPU_K_c_dot;
+  c->why = rows ? "B rows contiguous, n >= 4: C row += a * B row (complex)"
+                : "complex dot products, any strides";
+  if (pl->strategy == BMM_CPU_SMALL && m == n && n == k && m >= 2 && m <= 4) {
+    c->kernel = m == 2   ? BMM__CPU_K_c_small_2x2x2
+                : m == 3 ? BMM__CPU_K_c_small_3x3x3
+                         : BMM__CPU_K_c_small_4x4x4;
+    c->why = "a fixed-size complex kernel for this shape";
+  } else if (pl->strategy == BMM_CPU_BLOCKED && rows) {
+    c->why = "no complex tiles yet: C row += a * B row (complex)";
+  } else if (pl->strategy == BMM_CPU_BATCH_SIMD) {
+    c->kernel = BMM__CPU_K_c_batch, c->why = "complex, vectors across the batch";
+    c->units = bmm__ceil_div(pl->batch, BMM__BS_CHUNK);
+  }
+}
+
 /* Everything a call does, in one place: the kernel inside the strategy (the
    table or the caller chose the strategy), its work units, its threads and
    whether C is streamed. Kernels read their choice and decide nothing. A
@@ -577,6 +609,8 @@ static bmm__cpu_choice bmm__cpu_pick(const bmm_plan *pl) {
     c.why = "plain loops (the reference)";
   } else if (!pl->use_ab) {
     c.kernel = BMM__CPU_K_scale, c.why = "alpha = 0 or k = 0: C = beta*C + bias";
+  } else if (bmm_dtype_is_complex(pl->dtype)) {
+    bmm__cpu_pick_complex(pl, &c);
   } else if (pl->strategy == BMM_CPU_DOT) {
     /* Short columns: A columns of m = 2..4 contiguous rows, acs >= m apart,
        where the loop order would otherwise be strided dot products (those ran
@@ -666,6 +700,28 @@ static void bmm__cpu_parallel(const bmm_plan *pl, const bmm__cpu_choice *ch, bmm
 #include "bmm_cpu.h"
 #undef BMM__T
 #undef BMM__N
+
+#undef BMM__CPU_SECTION
+#define BMM__CPU_SECTION 2 /* complex: BMM__R the component type, BMM__RN its name */
+#define BMM__T bmm_c64
+#define BMM__N c64
+#define BMM__R float
+#define BMM__RN f32
+#include "bmm_cpu.h"
+#undef BMM__T
+#undef BMM__N
+#undef BMM__R
+#undef BMM__RN
+
+#define BMM__T bmm_c128
+#define BMM__N c128
+#define BMM__R double
+#define BMM__RN f64
+#include "bmm_cpu.h"
+#undef BMM__T
+#undef BMM__N
+#undef BMM__R
+#undef BMM__RN
 
 #undef BMM__CPU_SECTION
 #define BMM__CPU_SECTION_SIZE(E, name, T, sz, ...) +(bmm__cpu_section_##name == (sz))
@@ -843,9 +899,9 @@ static const bmm__backend_ops bmm__cpu_backend = {
 #endif
 #endif /* BMM_CPU_H */
 
-#else /* BMM__CPU_SECTION: the kernels, compiled once per dtype ------------------ \
-   BMM__T is the element type, BMM__N its BMM_DTYPES name; BMM__FN(base) names     \
-   a function bmm__cpu_<base>_<name>. Every range kernel has the signature of      \
+#elif BMM__CPU_SECTION == 1 /* the real kernels, once per real dtype ------------ \
+   BMM__T is the element type, BMM__N its BMM_DTYPES name; BMM__FN(base) names    \
+   a function bmm__cpu_<base>_<name>. Every range kernel has the signature of     \
    bmm__cpu_range_fn and does what its bmm__cpu_choice says. */
 
 enum { BMM__FN(section) = (int)sizeof(BMM__T) };
@@ -1843,6 +1899,7 @@ static void BMM__FN(batch_simd)(const bmm_plan *pl, const bmm__cpu_choice *ch, i
 
 /* ---- this dtype's kernels, in the order of BMM__CPU_KERNELS ---------------- */
 #define BMM__KFN(NAME) BMM__FN(NAME),
+#define BMM__KFN_NONE(NAME) NULL,
 #if BMM__CPU_VEXT
 #define BMM__KFN_COL(FORM, M, N, K, SUFFIX) BMM__FN(dot_col_##SUFFIX),
 #else
@@ -1850,8 +1907,9 @@ static void BMM__FN(batch_simd)(const bmm_plan *pl, const bmm__cpu_choice *ch, i
 #endif
 #define BMM__KFN_SMALL(FORM, M, N, K, SUFFIX) BMM__FN(small_##FORM##_##SUFFIX),
 static const bmm__cpu_range_fn BMM__FN(kernels)[BMM__CPU_KERNEL_COUNT] = {
-    BMM__CPU_KERNELS(BMM__KFN, BMM__KFN_COL, BMM__KFN_SMALL)};
+    BMM__CPU_KERNELS(BMM__KFN, BMM__KFN, BMM__KFN_COL, BMM__KFN_SMALL, BMM__KFN_NONE)};
 #undef BMM__KFN
+#undef BMM__KFN_NONE
 #undef BMM__KFN_COL
 #undef BMM__KFN_SMALL
 
@@ -1867,4 +1925,330 @@ static const bmm__cpu_range_fn BMM__FN(kernels)[BMM__CPU_KERNEL_COUNT] = {
 #undef BMM__VFMA
 #undef BMM__V16FMA
 #endif
+
+#else /* BMM__CPU_SECTION == 2: the complex kernels, once per complex dtype ----- \
+   BMM__T is the (re, im) struct, BMM__R the type of one part, BMM__RN its real   \
+   dtype name. Kernels address parts: element e of an operand is R[2e] (re) and   \
+   R[2e + 1] (im). Each part of a sum is a real dot product of 2k terms, every    \
+   term one BMM__FMA (README, "Numerics", states the bound this gives). conj of   \
+   an operand negates the imaginary parts it loads (a sign of +-1: exact). */
+
+enum { BMM__FN(section) = (int)sizeof(BMM__T) };
+#define BMM__FMA(a, b, c) BMM__CAT(BMM__FMA_, BMM__RN)(a, b, c)
+
+/* s += a*b for a = (ar, ai), b = (br, bi), already conjugated as asked */
+BMM__INLINE void BMM__FN(madd)(BMM__R ar, BMM__R ai, BMM__R br, BMM__R bi, BMM__R *sr, BMM__R *si) {
+  *sr = BMM__FMA(ar, br, *sr);
+  *sr = BMM__FMA(-ai, bi, *sr);
+  *si = BMM__FMA(ar, bi, *si);
+  *si = BMM__FMA(ai, br, *si);
+}
+
+/* +1, or -1 where the operand is read conjugated */
+BMM__INLINE BMM__R BMM__FN(sign)(const bmm_operand *o) { return o->conj ? (BMM__R)-1 : (BMM__R)1; }
+
+/* The epilogue of every complex kernel: C = alpha*s + (beta*C + bias), the
+   order of the real one. A real alpha (alpha_im = 0) scales both parts, so
+   a real alpha never meets an infinite part as 0*Inf = NaN; the same for beta.
+   beta = 0 never reads C. Without a bias the sums start from -0.0. */
+BMM__INLINE void BMM__FN(epilogue)(const bmm_plan *pl, BMM__R *cp, BMM__R sr, BMM__R si,
+                                   int64_t j) {
+  const BMM__R ar = (BMM__R)pl->alpha, ai = (BMM__R)pl->alpha_im;
+  BMM__R rr = (BMM__R)-0.0, ri = (BMM__R)-0.0;
+  if (pl->bias) rr = ((const BMM__R *)pl->bias)[2 * j], ri = ((const BMM__R *)pl->bias)[2 * j + 1];
+  if (pl->read_c) {
+    const BMM__R br = (BMM__R)pl->beta, bi = (BMM__R)pl->beta_im, cr = cp[0], ci = cp[1];
+    if (pl->beta_im == 0.0) {
+      rr = BMM__FMA(br, cr, rr);
+      ri = BMM__FMA(br, ci, ri);
+    } else {
+      rr = BMM__FMA(br, cr, BMM__FMA(-bi, ci, rr));
+      ri = BMM__FMA(br, ci, BMM__FMA(bi, cr, ri));
+    }
+  }
+  if (pl->alpha_im == 0.0) {
+    cp[0] = BMM__FMA(ar, sr, rr);
+    cp[1] = BMM__FMA(ar, si, ri);
+  } else {
+    cp[0] = BMM__FMA(ar, sr, BMM__FMA(-ai, si, rr));
+    cp[1] = BMM__FMA(ar, si, BMM__FMA(ai, sr, ri));
+  }
+}
+
+/* A, B and C of batch entry bi, as parts */
+BMM__INLINE void BMM__FN(ptrs)(const bmm_plan *pl, int64_t bi, const BMM__R **A, const BMM__R **B,
+                               BMM__R **C) {
+  int64_t oa, ob, oc;
+  bmm__cpu_offsets(pl, bi, &oa, &ob, &oc);
+  *A = (const BMM__R *)pl->a.ptr + 2 * oa, *B = (const BMM__R *)pl->b.ptr + 2 * ob;
+  *C = (BMM__R *)pl->c.ptr + 2 * oc;
+}
+
+/* ---- cpu_ref (complex): plain loops over any strides ---------------------- */
+static void BMM__FN(ref)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {
+  const BMM__R sa = BMM__FN(sign)(&pl->a), sb = BMM__FN(sign)(&pl->b);
+  int64_t bi;
+  (void)ch;
+  for (bi = b0; bi < b1; ++bi) {
+    int64_t oa, ob, oc, i, j, l;
+    bmm_batch_offsets(pl, bi, &oa, &ob, &oc);
+    for (i = 0; i < pl->m; ++i)
+      for (j = 0; j < pl->n; ++j) {
+        BMM__R sr = 0, si = 0;
+        BMM__R *cp = (BMM__R *)pl->c.ptr + 2 * (oc + i * pl->c.row_stride + j * pl->c.col_stride);
+        for (l = 0; pl->use_ab && l < pl->k; ++l) {
+          const BMM__R *x =
+              (const BMM__R *)pl->a.ptr + 2 * (oa + i * pl->a.row_stride + l * pl->a.col_stride);
+          const BMM__R *y =
+              (const BMM__R *)pl->b.ptr + 2 * (ob + l * pl->b.row_stride + j * pl->b.col_stride);
+          BMM__FN(madd)(x[0], sa * x[1], y[0], sb * y[1], &sr, &si);
+        }
+        BMM__FN(epilogue)(pl, cp, sr, si, j);
+      }
+  }
+}
+
+/* |x| of a complex x, in long double (the reference's magnitudes) */
+BMM__INLINE long double BMM__FN(modulus)(long double re, long double im) {
+  return sqrtl(re * re + im * im);
+}
+
+/* The oracle (bmm_reference) for complex: long double, (re, im) pairs out,
+   the moduli sum |alpha| sum |a||b| + |beta||c| + |bias| in mag. alpha and
+   beta with no imaginary part scale both parts, as the kernels do. */
+static void BMM__FN(reference)(const bmm_plan *pl, long double *out, long double *mag) {
+  const long double sa = pl->a.conj ? -1.0L : 1.0L, sb = pl->b.conj ? -1.0L : 1.0L;
+  const long double ar = pl->alpha, ai = pl->alpha_im, br = pl->beta, bi = pl->beta_im;
+  int64_t bi_, i, j, l;
+  for (bi_ = 0; bi_ < pl->batch; ++bi_) {
+    int64_t oa, ob, oc;
+    bmm_batch_offsets(pl, bi_, &oa, &ob, &oc);
+    for (i = 0; i < pl->m; ++i)
+      for (j = 0; j < pl->n; ++j) {
+        const int64_t e = (bi_ * pl->m + i) * pl->n + j;
+        long double sr = 0, si = 0, g = 0, vr, vi;
+        const BMM__R *cp =
+            (const BMM__R *)pl->c.ptr + 2 * (oc + i * pl->c.row_stride + j * pl->c.col_stride);
+        for (l = 0; pl->use_ab && l < pl->k; ++l) {
+          const BMM__R *x =
+              (const BMM__R *)pl->a.ptr + 2 * (oa + i * pl->a.row_stride + l * pl->a.col_stride);
+          const BMM__R *y =
+              (const BMM__R *)pl->b.ptr + 2 * (ob + l * pl->b.row_stride + j * pl->b.col_stride);
+          const long double xr = x[0], xi = sa * x[1], yr = y[0], yi = sb * y[1];
+          sr += xr * yr - xi * yi;
+          si += xr * yi + xi * yr;
+          g += BMM__FN(modulus)(xr, xi) * BMM__FN(modulus)(yr, yi);
+        }
+        if (pl->alpha_im == 0.0)
+          vr = ar * sr, vi = ar * si;
+        else
+          vr = ar * sr - ai * si, vi = ar * si + ai * sr;
+        g *= BMM__FN(modulus)(ar, ai);
+        if (pl->read_c) {
+          const long double cr = cp[0], ci = cp[1];
+          if (pl->beta_im == 0.0)
+            vr += br * cr, vi += br * ci;
+          else
+            vr += br * cr - bi * ci, vi += br * ci + bi * cr;
+          g += BMM__FN(modulus)(br, bi) * BMM__FN(modulus)(cr, ci);
+        }
+        if (pl->bias) {
+          const BMM__R *bb = (const BMM__R *)pl->bias + 2 * j;
+          vr += bb[0], vi += bb[1];
+          g += BMM__FN(modulus)(bb[0], bb[1]);
+        }
+        out[2 * e] = vr, out[2 * e + 1] = vi;
+        if (mag) mag[e] = g;
+      }
+  }
+}
+
+/* k == 0 or alpha == 0: C = beta*C + bias */
+static void BMM__FN(scale)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {
+  int64_t bi, i, j;
+  (void)ch;
+  for (bi = b0; bi < b1; ++bi) {
+    const BMM__R *A, *B;
+    BMM__R *C;
+    BMM__FN(ptrs)(pl, bi, &A, &B, &C);
+    for (i = 0; i < pl->m; ++i)
+      for (j = 0; j < pl->n; ++j)
+        BMM__FN(epilogue)(pl, C + 2 * (i * pl->c.row_stride + j * pl->c.col_stride), 0, 0, j);
+  }
+}
+
+/* ---- cpu_dot (complex): dot products over any strides ---------------------- */
+static void BMM__FN(c_dot)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {
+  const int64_t m = pl->m, n = pl->n, k = pl->k;
+  const int64_t ars = 2 * pl->a.row_stride, acs = 2 * pl->a.col_stride;
+  const int64_t brs = 2 * pl->b.row_stride, bcs = 2 * pl->b.col_stride;
+  const int64_t crs = 2 * pl->c.row_stride, ccs = 2 * pl->c.col_stride;
+  const BMM__R sa = BMM__FN(sign)(&pl->a), sb = BMM__FN(sign)(&pl->b);
+  int64_t bi, i, j, l;
+  (void)ch;
+  for (bi = b0; bi < b1; ++bi) {
+    const BMM__R *A, *B;
+    BMM__R *C;
+    BMM__FN(ptrs)(pl, bi, &A, &B, &C);
+    for (i = 0; i < m; ++i)
+      for (j = 0; j < n; ++j) {
+        const BMM__R *BMM__RESTRICT x = A + i * ars, *BMM__RESTRICT y = B + j * bcs;
+        BMM__R sr = 0, si = 0;
+        for (l = 0; l < k; ++l)
+          BMM__FN(madd)(x[l * acs], sa * x[l * acs + 1], y[l * brs], sb * y[l * brs + 1], &sr, &si);
+        BMM__FN(epilogue)(pl, C + i * crs + j * ccs, sr, si, j);
+      }
+  }
+}
+
+/* ---- B rows contiguous: C row += a * B row, BMM__CPU_CCHUNK columns at a
+   time, the parts of the sums in two arrays (the loop over t vectorises) */
+#define BMM__CPU_CCHUNK 128
+static void BMM__FN(c_rows)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {
+  const int64_t m = pl->m, n = pl->n, k = pl->k;
+  const int64_t ars = 2 * pl->a.row_stride, acs = 2 * pl->a.col_stride;
+  const int64_t brs = 2 * pl->b.row_stride;
+  const int64_t crs = 2 * pl->c.row_stride, ccs = 2 * pl->c.col_stride;
+  const BMM__R sa = BMM__FN(sign)(&pl->a), sb = BMM__FN(sign)(&pl->b);
+  BMM__R accr[BMM__CPU_CCHUNK], acci[BMM__CPU_CCHUNK];
+  int64_t bi, i, j, l, t;
+  (void)ch;
+  for (bi = b0; bi < b1; ++bi) {
+    const BMM__R *A, *B;
+    BMM__R *C;
+    BMM__FN(ptrs)(pl, bi, &A, &B, &C);
+    for (i = 0; i < m; ++i)
+      for (j = 0; j < n; j += BMM__CPU_CCHUNK) {
+        const int64_t jn = n - j < BMM__CPU_CCHUNK ? n - j : BMM__CPU_CCHUNK;
+        for (t = 0; t < jn; ++t)
+          accr[t] = 0, acci[t] = 0;
+        for (l = 0; l < k; ++l) {
+          const BMM__R xr = A[i * ars + l * acs], xi = sa * A[i * ars + l * acs + 1];
+          const BMM__R *BMM__RESTRICT y = B + l * brs + 2 * j;
+          for (t = 0; t < jn; ++t)
+            BMM__FN(madd)(xr, xi, y[2 * t], sb * y[2 * t + 1], &accr[t], &acci[t]);
+        }
+        for (t = 0; t < jn; ++t)
+          BMM__FN(epilogue)(pl, C + i * crs + (j + t) * ccs, accr[t], acci[t], j + t);
+      }
+  }
+}
+#undef BMM__CPU_CCHUNK
+
+/* ---- cpu_small (complex): M x M x M, packed entries (B may be shared) ------
+   m, n, k constants; a row of C is 2M parts, summed in two arrays: p1 +=
+   ar * (B row) and p2 += ai * (B row, each pair swapped), so both loops run
+   over contiguous parts and vectorise with no shuffle per term; s = p1 + (-1,
+   +1, ...) * p2 at the end. Each part is still a real dot product of 2k
+   terms (k in p1, k in p2, one add), within the README's bound. The rows
+   are padded to P = 4 or 8 parts (M = 3: 6 -> 8 zeros-padded), so the loops
+   have a vector-friendly constant trip count. */
+BMM__INLINE void BMM__FN(c_small)(const bmm_plan *pl, int64_t b0, int64_t b1, const int M) {
+  const BMM__R sa = BMM__FN(sign)(&pl->a), sb = BMM__FN(sign)(&pl->b);
+  /* C = alpha*s with a real alpha: the epilogue's result (its -0.0 + x is x)
+     without its branches per element */
+  const int plain = !pl->bias && !pl->read_c && pl->alpha_im == 0.0;
+  const BMM__R ar = (BMM__R)pl->alpha;
+  const int P = (2 * M + 3) / 4 * 4;
+  int64_t bi;
+  int i, t, l;
+  for (bi = b0; bi < b1; ++bi) {
+    const BMM__R *BMM__RESTRICT A = (const BMM__R *)pl->a.ptr + 2 * bi * pl->a.batch_stride[0];
+    const BMM__R *BMM__RESTRICT B = (const BMM__R *)pl->b.ptr + 2 * bi * pl->b.batch_stride[0];
+    BMM__R *C = (BMM__R *)pl->c.ptr + 2 * bi * pl->c.batch_stride[0];
+    BMM__R p1[4][8], p2[4][8];
+    for (i = 0; i < M; ++i)
+      for (t = 0; t < P; ++t)
+        p1[i][t] = 0, p2[i][t] = 0;
+    for (l = 0; l < M; ++l) {
+      BMM__R bn[8], bs[8];
+      for (t = 2 * M; t < P; ++t)
+        bn[t] = 0, bs[t] = 0;
+      for (t = 0; t < M; ++t) {
+        bn[2 * t] = B[2 * (l * M + t)], bn[2 * t + 1] = sb * B[2 * (l * M + t) + 1];
+        bs[2 * t] = bn[2 * t + 1], bs[2 * t + 1] = bn[2 * t];
+      }
+      for (i = 0; i < M; ++i) {
+        const BMM__R xr = A[2 * (i * M + l)], xi = sa * A[2 * (i * M + l) + 1];
+        for (t = 0; t < P; ++t) {
+          p1[i][t] = BMM__FMA(xr, bn[t], p1[i][t]);
+          p2[i][t] = BMM__FMA(xi, bs[t], p2[i][t]);
+        }
+      }
+    }
+    for (i = 0; i < M; ++i)
+      for (t = 0; t < M; ++t) {
+        const BMM__R sr = p1[i][2 * t] - p2[i][2 * t], si = p1[i][2 * t + 1] + p2[i][2 * t + 1];
+        if (plain)
+          C[2 * (i * M + t)] = ar * sr, C[2 * (i * M + t) + 1] = ar * si;
+        else
+          BMM__FN(epilogue)(pl, C + 2 * (i * M + t), sr, si, t);
+      }
+  }
+}
+#define BMM__CSMALL_DEF(M)                                                                    \
+  static void BMM__FN(c_small_##M##x##M##x##M)(const bmm_plan *pl, const bmm__cpu_choice *ch, \
+                                               int64_t b0, int64_t b1) {                      \
+    (void)ch;                                                                                 \
+    BMM__FN(c_small)(pl, b0, b1, M);                                                          \
+  }
+BMM__CSMALL_DEF(2)
+BMM__CSMALL_DEF(3)
+BMM__CSMALL_DEF(4)
+#undef BMM__CSMALL_DEF
+
+/* ---- cpu_batch_simd (complex): batch-innermost, a chunk of entries at a time,
+   the loop over entries innermost (the same scalar sequence in every lane) */
+static void BMM__FN(c_batch)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t u0,
+                             int64_t u1) {
+  enum { VB = 16 };
+  const int64_t m = pl->m, n = pl->n, k = pl->k, nb = pl->batch;
+  const int64_t ars = pl->a.row_stride, acs = pl->a.col_stride;
+  const int64_t brs = pl->b.row_stride, bcs = pl->b.col_stride;
+  const int64_t crs = pl->c.row_stride, ccs = pl->c.col_stride;
+  const BMM__R sa = BMM__FN(sign)(&pl->a), sb = BMM__FN(sign)(&pl->b);
+  int64_t u, i, j, l, v, vb;
+  (void)ch;
+  for (u = u0; u < u1; ++u) {
+    const int64_t e0 = u * BMM__BS_CHUNK;
+    const int64_t cnt = nb - e0 < BMM__BS_CHUNK ? nb - e0 : BMM__BS_CHUNK;
+    for (i = 0; i < m; ++i)
+      for (j = 0; j < n; ++j)
+        for (vb = 0; vb < cnt; vb += VB) {
+          const int64_t w = cnt - vb < (int64_t)VB ? cnt - vb : (int64_t)VB;
+          BMM__R accr[VB], acci[VB];
+          BMM__R *cp = (BMM__R *)pl->c.ptr + 2 * (i * crs + j * ccs + e0 + vb);
+          for (v = 0; v < VB; ++v)
+            accr[v] = 0, acci[v] = 0;
+          for (l = 0; l < k; ++l) {
+            const BMM__R *BMM__RESTRICT x =
+                (const BMM__R *)pl->a.ptr + 2 * (i * ars + l * acs + e0 + vb);
+            const BMM__R *BMM__RESTRICT y =
+                (const BMM__R *)pl->b.ptr + 2 * (l * brs + j * bcs + e0 + vb);
+            if (w == VB) {
+              for (v = 0; v < VB; ++v)
+                BMM__FN(madd)
+              (x[2 * v], sa * x[2 * v + 1], y[2 * v], sb * y[2 * v + 1], &accr[v], &acci[v]);
+            } else {
+              for (v = 0; v < w; ++v)
+                BMM__FN(madd)
+              (x[2 * v], sa * x[2 * v + 1], y[2 * v], sb * y[2 * v + 1], &accr[v], &acci[v]);
+            }
+          }
+          for (v = 0; v < w; ++v)
+            BMM__FN(epilogue)(pl, cp + 2 * v, accr[v], acci[v], j);
+        }
+  }
+}
+
+/* ---- this dtype's kernels, in the order of BMM__CPU_KERNELS ---------------- */
+#define BMM__KFN(NAME) BMM__FN(NAME),
+#define BMM__KFN_NONE(NAME) NULL,
+#define BMM__KFN_SHAPE_NONE(FORM, M, N, K, SUFFIX) NULL,
+static const bmm__cpu_range_fn BMM__FN(kernels)[BMM__CPU_KERNEL_COUNT] = {
+    BMM__CPU_KERNELS(BMM__KFN, BMM__KFN_NONE, BMM__KFN_SHAPE_NONE, BMM__KFN_SHAPE_NONE, BMM__KFN)};
+#undef BMM__KFN
+#undef BMM__KFN_NONE
+#undef BMM__KFN_SHAPE_NONE
+#undef BMM__FMA
 #endif /* BMM__CPU_SECTION */

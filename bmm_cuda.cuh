@@ -900,6 +900,11 @@ static bmm_status bmm__cuda_pick(const bmm_problem *p, bmm_strategy forced,
   bmm__cuda_default_table(d->ready ? d->arch : 0, &rules, &count);
   s = bmm__plan_with(p, BMM_BACKEND_CUDA, rules, count, forced, pl);
   if (s != BMM_OK) return s;
+  if (bmm_dtype_is_complex(pl->dtype))
+    return bmm__fail(BMM_NOT_COMPILED,
+                     "dtype %s: no CUDA kernels for complex dtypes yet (issue "
+                     "23); bmm_cpu() takes them",
+                     bmm_dtype_name(pl->dtype));
   L->planned = 1;
   if (pl->m == 0 || pl->n == 0 || pl->batch == 0) {
     BMM__CUDA_WHY(L, "empty: no launch");
@@ -1024,6 +1029,19 @@ static bmm_status bmm__cuda_go(const bmm__cuda_launch *L, bmm__cuda_device *d, i
   default: break;
   }
   return s != BMM_OK ? s : bmm__cuda_check_launch(what);
+}
+
+/* Complex dtypes have no CUDA kernels yet (bmm__cuda_pick refuses them
+   before any launch): these stand in for the kernels' instantiation. */
+template <>
+bmm_status bmm__cuda_go<bmm_c64>(const bmm__cuda_launch *, bmm__cuda_device *, int, cudaStream_t,
+                                 cudaDataType_t) {
+  return bmm__fail(BMM_NOT_COMPILED, "c64: no CUDA kernels");
+}
+template <>
+bmm_status bmm__cuda_go<bmm_c128>(const bmm__cuda_launch *, bmm__cuda_device *, int, cudaStream_t,
+                                  cudaDataType_t) {
+  return bmm__fail(BMM_NOT_COMPILED, "c128: no CUDA kernels");
 }
 
 /* The dtype switch: the one place a bmm_dtype becomes an element type. */

@@ -158,13 +158,19 @@ static inline double bmmx_uniform(uint64_t *s) {
   return v == 0.0 ? 0.5 : v;
 }
 
+/* values per element: 2 for complex dtypes (re, im), else 1. Buffers are
+   filled and read by parts, of the row's accumulation type (a complex row's
+   part type). */
+static inline int bmmx_parts(bmm_dtype dt) { return bmm_dtype_is_complex(dt) ? 2 : 1; }
+
 static inline void bmmx_fill(bmm_dtype dt, void *p, int64_t n, uint64_t *seed) {
   int64_t i;
+  n *= bmmx_parts(dt);
   for (i = 0; i < n; ++i) {
     double v = bmmx_uniform(seed);
     switch (dt) {
-#define BMMX__X(E, name, T, ...) \
-  case BMM_##E: ((T *)p)[i] = (T)v; break;
+#define BMMX__X(E, name, T, sz, ACC, ...) \
+  case BMM_##E: ((ACC *)p)[i] = (ACC)v; break;
       BMM_DTYPES(BMMX__X)
 #undef BMMX__X
     default: break;
@@ -179,7 +185,7 @@ static inline void bmmx_fill(bmm_dtype dt, void *p, int64_t n, uint64_t *seed) {
    (bench/notes/gpu_check.md): the suite's 3.4e9 would take 25 s. */
 static inline void bmmx_fill_parallel(bmm_dtype dt, void *p, int64_t n, uint64_t *seed) {
   const int64_t chunk = (int64_t)1 << 20, nchunks = (n + chunk - 1) / chunk;
-  const size_t es = dt == BMM_F32 ? 4 : 8;
+  const size_t es = bmm_dtype_size(dt);
   const uint64_t base = *seed;
   int64_t c;
   if (nchunks <= 1) {
@@ -201,10 +207,11 @@ static inline void bmmx_fill_parallel(bmm_dtype dt, void *p, int64_t n, uint64_t
    element unwritten, then fails the check. */
 static inline void bmmx_poison(bmm_dtype dt, void *p, int64_t n) {
   int64_t i;
+  n *= bmmx_parts(dt);
   for (i = 0; i < n; ++i) {
     switch (dt) {
-#define BMMX__X(E, name, T, ...) \
-  case BMM_##E: ((T *)p)[i] = (T)NAN; break;
+#define BMMX__X(E, name, T, sz, ACC, ...) \
+  case BMM_##E: ((ACC *)p)[i] = (ACC)NAN; break;
       BMM_DTYPES(BMMX__X)
 #undef BMMX__X
     default: break;
@@ -240,14 +247,29 @@ static inline double bmmx_unit_roundoff(bmm_dtype dt) {
   }
 }
 
-static inline double bmmx__get(bmm_dtype dt, const void *p, int64_t i) {
+/* part `part` (0 re, 1 im) of element i; part 0 of a real dtype is the value */
+static inline double bmmx__get_part(bmm_dtype dt, const void *p, int64_t i, int part) {
+  i = i * bmmx_parts(dt) + part;
   switch (dt) {
-#define BMMX__X(E, name, T, ...) \
-  case BMM_##E: return (double)((const T *)p)[i];
+#define BMMX__X(E, name, T, sz, ACC, ...) \
+  case BMM_##E: return (double)((const ACC *)p)[i];
     BMM_DTYPES(BMMX__X)
 #undef BMMX__X
   default: return 0;
   }
+}
+
+/* element i (its real part for a complex dtype) */
+static inline double bmmx__get(bmm_dtype dt, const void *p, int64_t i) {
+  return bmmx__get_part(dt, p, i, 0);
+}
+
+/* |err| / bound of one part; NaN/Inf in the reference must be matched exactly */
+static inline double bmmx__part_error(double g, double r, double bound) {
+  if (isnan(r) || isinf(r)) return (isnan(r) ? isnan(g) : g == r) ? 0 : INFINITY;
+  if (isnan(g) || isinf(g)) return INFINITY;
+  if (g != r) return bound > 0 ? fabs(g - r) / bound : INFINITY; /* exact inputs, inexact result */
+  return 0;
 }
 
 /* C offset of logical batch entry bi (C's dims, row-major flattening). */
@@ -292,25 +314,40 @@ static inline int bmmx__entry_reference(const bmm_problem *p, int64_t bi, long d
 }
 
 /* Worst |err|/bound of batch entry bi of `got` against its reference; the
-   element that gave it in *wi, *wj. */
+   element that gave it in *wi, *wj. Complex dtypes (ref holds (re, im)
+   pairs): |err| is the modulus of the error and the bound the complex one,
+   BMMX_TOL_C * sqrt(2) * (2k + 4) * u * mag (each part is a real dot product
+   of 2k terms, plus the epilogue; README, "Numerics"). */
 static inline double bmmx__entry_compare(const bmm_problem *p, int64_t bi, const void *got,
                                          const long double *ref, const long double *mag,
                                          int64_t *wi, int64_t *wj) {
   int64_t oa, ob, oc = bmmx__c_offset(p, bi, &oa, &ob), i, j;
   double worst = 0, u = bmmx_unit_roundoff(p->dtype);
   *wi = *wj = 0;
+  const int parts = bmmx_parts(p->dtype);
   for (i = 0; i < p->m; ++i)
     for (j = 0; j < p->n; ++j) {
-      double g = bmmx__get(p->dtype, got, oc + i * p->c.row_stride + j * p->c.col_stride);
-      double r = (double)ref[i * p->n + j];
-      double bound = BMMX_TOL_C * (double)(p->k + 3) * u * (double)mag[i * p->n + j];
+      const int64_t at = oc + i * p->c.row_stride + j * p->c.col_stride;
       double e = 0;
-      if (isnan(r) || isinf(r))
-        e = (isnan(r) ? isnan(g) : g == r) ? 0 : INFINITY;
-      else if (isnan(g) || isinf(g))
-        e = INFINITY;
-      else if (g != r)
-        e = bound > 0 ? fabs(g - r) / bound : INFINITY; /* exact inputs, inexact result */
+      if (parts == 1) {
+        double g = bmmx__get(p->dtype, got, at);
+        double r = (double)ref[i * p->n + j];
+        double bound = BMMX_TOL_C * (double)(p->k + 3) * u * (double)mag[i * p->n + j];
+        e = bmmx__part_error(g, r, bound);
+      } else {
+        const double gr = bmmx__get_part(p->dtype, got, at, 0);
+        const double gi = bmmx__get_part(p->dtype, got, at, 1);
+        const double rr = (double)ref[2 * (i * p->n + j)], ri = (double)ref[2 * (i * p->n + j) + 1];
+        const double bound =
+            BMMX_TOL_C * sqrt(2.0) * (double)(2 * p->k + 4) * u * (double)mag[i * p->n + j];
+        if (!isfinite(rr) || !isfinite(ri) || !isfinite(gr) || !isfinite(gi)) {
+          const double er = bmmx__part_error(gr, rr, bound), ei = bmmx__part_error(gi, ri, bound);
+          e = er > ei ? er : ei;
+          if (e < INFINITY) e = 0; /* the finite part of a non-finite result: not bounded */
+        } else if (gr != rr || gi != ri) {
+          e = bound > 0 ? hypot(gr - rr, gi - ri) / bound : INFINITY;
+        }
+      }
       if (e > worst) worst = e, *wi = i, *wj = j;
     }
   return worst;
@@ -324,7 +361,8 @@ static inline double bmmx__entry_compare(const bmm_problem *p, int64_t bi, const
 static inline double bmmx_check(const bmm_problem *p, const void *got, int64_t samples) {
   int64_t nb = bmmx__batch_count(p), s, wi, wj;
   double worst = 0;
-  long double *ref = (long double *)malloc(sizeof(long double) * (size_t)(p->m * p->n + 1));
+  long double *ref =
+      (long double *)malloc(sizeof(long double) * (size_t)(bmmx_parts(p->dtype) * p->m * p->n + 1));
   long double *mag = (long double *)malloc(sizeof(long double) * (size_t)(p->m * p->n + 1));
   if (!ref || !mag) {
     free(ref), free(mag);
@@ -390,12 +428,13 @@ static inline int bmmx_expect_init(bmmx_expect *e, const bmm_problem *p, int64_t
   memset(e, 0, sizeof *e);
   e->nb = bmmx__batch_count(p);
   e->samples = samples <= 0 || samples > e->nb ? e->nb : samples;
-  e->ref = (long double *)malloc(sizeof(long double) * (size_t)(e->samples * mn + 1));
+  e->ref = (long double *)malloc(sizeof(long double) *
+                                 (size_t)(bmmx_parts(p->dtype) * e->samples * mn + 1));
   e->mag = (long double *)malloc(sizeof(long double) * (size_t)(e->samples * mn + 1));
   e->ok = e->ref && e->mag;
   for (s = 0; e->ok && s < e->samples; ++s)
-    e->ok = bmmx__entry_reference(p, bmmx__sample_entry(s, e->samples, e->nb), e->ref + s * mn,
-                                  e->mag + s * mn);
+    e->ok = bmmx__entry_reference(p, bmmx__sample_entry(s, e->samples, e->nb),
+                                  e->ref + s * mn * bmmx_parts(p->dtype), e->mag + s * mn);
   return e->ok;
 }
 
@@ -407,13 +446,14 @@ static inline double bmmx_expect_compare(bmmx_expect *e, const bmm_problem *p, c
   e->worst_got = e->worst_ref = 0;
   for (s = 0; s < e->samples; ++s) {
     int64_t bi = bmmx__sample_entry(s, e->samples, e->nb), oa, ob, oc;
-    double w = bmmx__entry_compare(p, bi, got, e->ref + s * mn, e->mag + s * mn, &wi, &wj);
+    const int64_t np = bmmx_parts(p->dtype);
+    double w = bmmx__entry_compare(p, bi, got, e->ref + s * mn * np, e->mag + s * mn, &wi, &wj);
     if (w > worst || s == 0) {
       if (w > worst) worst = w;
       oc = bmmx__c_offset(p, bi, &oa, &ob);
       e->worst_entry = bi, e->worst_i = wi, e->worst_j = wj;
       e->worst_got = bmmx__get(p->dtype, got, oc + wi * p->c.row_stride + wj * p->c.col_stride);
-      e->worst_ref = (double)e->ref[s * mn + wi * p->n + wj];
+      e->worst_ref = (double)e->ref[(s * mn + wi * p->n + wj) * np];
     }
   }
   return worst;
@@ -556,8 +596,11 @@ static inline void bmmx_describe(const bmm_problem *p, char *buf, size_t len) {
     if (u < len) u += (size_t)snprintf(buf + u, len - u, ")}");
   }
   if (u < len)
-    snprintf(buf + u, len - u, " alpha=%g beta=%g bias=%s strategy=%s", p->alpha, p->beta,
-             p->bias ? "yes" : "no", bmm_strategy_name(p->strategy));
+    u += (size_t)snprintf(buf + u, len - u, " alpha=%g beta=%g bias=%s strategy=%s", p->alpha,
+                          p->beta, p->bias ? "yes" : "no", bmm_strategy_name(p->strategy));
+  if (u < len && bmm_dtype_is_complex(p->dtype))
+    snprintf(buf + u, len - u, " alpha_im=%g beta_im=%g a.conj=%d b.conj=%d", p->alpha_im,
+             p->beta_im, p->a.conj, p->b.conj);
 }
 
 #endif /* BMM_CASES_H */

@@ -45,7 +45,7 @@
 __extension__ typedef __int128 i128;
 
 static unsigned char *arena, *snapshot, *marks;
-static long double ref[MAX_OUT], mag[MAX_OUT];
+static long double ref[2 * MAX_OUT], mag[MAX_OUT]; /* complex: (re, im) pairs */
 
 typedef struct reader {
   const uint8_t *d;

@@ -38,8 +38,8 @@ static inline int rel_summary(void) {
 
 static inline double rel_get(bmm_dtype dt, const void *p, int64_t i) {
   switch (dt) {
-#define REL__X(E, n, T, s, ...) \
-  case BMM_##E: return (double)((const T *)p)[i];
+#define REL__X(E, n, T, s, ACC, ...) \
+  case BMM_##E: return (double)((const ACC *)p)[i * bmmx_parts(BMM_##E)];
     BMM_DTYPES(REL__X)
 #undef REL__X
   default: return NAN;
@@ -48,8 +48,11 @@ static inline double rel_get(bmm_dtype dt, const void *p, int64_t i) {
 
 static inline void rel_set(bmm_dtype dt, void *p, int64_t i, double v) {
   switch (dt) {
-#define REL__X(E, n, T, s, ...) \
-  case BMM_##E: ((T *)p)[i] = (T)v; break;
+#define REL__X(E, n, T, s, ACC, ...)                                       \
+  case BMM_##E:                                                            \
+    ((ACC *)p)[i * bmmx_parts(BMM_##E)] = (ACC)v;                          \
+    if (bmmx_parts(BMM_##E) == 2) ((ACC *)p)[2 * i + 1] = (ACC)(-0.5 * v); \
+    break;
     BMM_DTYPES(REL__X)
 #undef REL__X
   default: break;
@@ -96,7 +99,11 @@ static inline int rel_close(bmm_dtype dt, int64_t k, double got, long double ref
   if (isnan(r)) return isnan(got);
   if (isinf(r)) return got == r;
   if (isnan(got) || isinf(got)) return 0;
-  bound = BMMX_TOL_C * ((double)k + 3.0) * bmmx_unit_roundoff(dt) * (double)mag;
+  /* complex: each part within the complex bound (tests/bmm_cases.h) */
+  bound =
+      bmm_dtype_is_complex(dt)
+          ? BMMX_TOL_C * sqrt(2.0) * (2.0 * (double)k + 4.0) * bmmx_unit_roundoff(dt) * (double)mag
+          : BMMX_TOL_C * ((double)k + 3.0) * bmmx_unit_roundoff(dt) * (double)mag;
   if (bound > 0 && (int)dt > 0 && (int)dt < BMM_DTYPE_COUNT &&
       fabs(got - r) / bound > rel_worst[dt])
     rel_worst[dt] = fabs(got - r) / bound;
@@ -113,13 +120,20 @@ static inline int64_t rel_compare(const bmm_problem *p, const long double *ref,
   for (bi = 0; bi < nb; ++bi)
     for (i = 0; i < p->m; ++i)
       for (j = 0; j < p->n; ++j) {
-        int64_t e = (bi * p->m + i) * p->n + j;
-        double got = rel_get(p->dtype, p->c.ptr, rel_c_offset(p, bi, i, j));
-        if (!rel_close(p->dtype, p->k, got, ref[e], mag[e])) {
-          if (!bad && msg)
-            snprintf(msg, len, "C[b=%lld][%lld][%lld] = %.17g, reference %.17Lg (mag %.3Lg)",
-                     (long long)bi, (long long)i, (long long)j, got, ref[e], mag[e]);
-          ++bad;
+        int64_t e = (bi * p->m + i) * p->n + j, off = rel_c_offset(p, bi, i, j);
+        int part, parts = bmmx_parts(p->dtype);
+        for (part = 0; part < parts; ++part) { /* complex: re, then im */
+          double got = bmmx__get_part(p->dtype, p->c.ptr, off, part);
+          if (!rel_close(p->dtype, p->k, got, ref[e * parts + part], mag[e])) {
+            if (!bad && msg)
+              snprintf(msg, len, "C[b=%lld][%lld][%lld]%s = %.17g, reference %.17Lg (mag %.3Lg)",
+                       (long long)bi, (long long)i, (long long)j,
+                       parts == 1 ? ""
+                       : part     ? ".im"
+                                  : ".re",
+                       got, ref[e * parts + part], mag[e]);
+            ++bad;
+          }
         }
       }
   return bad;

@@ -341,7 +341,7 @@ static int claimed(int i, const prob *q) {
 }
 
 static void run_problem(long idx, uint64_t run_seed) {
-  static long double ref[MAX_OUT], mag[MAX_OUT];
+  static long double ref[2 * MAX_OUT], mag[MAX_OUT]; /* complex: (re, im) pairs */
   prob q;
   bmm_plan plan;
   bmm_problem r;

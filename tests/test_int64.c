@@ -1,7 +1,7 @@
 /* tests/test_int64.c - element offsets beyond 2^31 and 2^32 without gigabytes
    of memory, and extents that overflow int64.
 
-   Each operand lives in its own 256 GiB PROT_NONE, MAP_NORESERVE reservation
+   Each operand lives in its own 512 GiB PROT_NONE, MAP_NORESERVE reservation
    with its pointer in the middle (negative strides reach down as far as
    positive ones reach up). Only the pages holding elements the problem
    touches are made read/write, so a kernel that truncates an offset to 32 bits
@@ -24,7 +24,8 @@
 #include "tests/bmm_cases.h"
 #include "tests/fuzz_util.h"
 
-#define RESERVE_BYTES ((int64_t)1 << 38) /* 256 GiB of address space, no memory */
+#define RESERVE_BYTES \
+  ((int64_t)1 << 39) /* 512 GiB of address space, no memory (c128: 16-byte elements past 2^33) */
 #define G31 ((int64_t)1 << 31)
 #define G32 ((int64_t)1 << 32)
 #define G62 ((int64_t)1 << 62)
@@ -113,7 +114,7 @@ static void save_c(const bmm_problem *p, double *buf, int restore) {
 
 static void run_large(const char *name, bmm_problem p) {
   int64_t cnt = rel_batch_count(&p) * p.m * p.n, max_off = 0;
-  long double *ref = (long double *)malloc(sizeof *ref * (size_t)cnt);
+  long double *ref = (long double *)malloc(sizeof *ref * (size_t)(cnt * bmmx_parts(p.dtype)));
   long double *mag = (long double *)malloc(sizeof *mag * (size_t)cnt);
   double *c0 = (double *)malloc(sizeof *c0 * (size_t)cnt);
   uint64_t seed = 12345;
@@ -296,7 +297,7 @@ int main(void) {
   sigaction(SIGSEGV, &sa, NULL);
   sigaction(SIGBUS, &sa, NULL);
   if (!reserve_all()) {
-    printf("FAIL: cannot reserve 3 x 256 GiB of address space (MAP_NORESERVE)\n0 passed, 1 "
+    printf("FAIL: cannot reserve 3 x 512 GiB of address space (MAP_NORESERVE)\n0 passed, 1 "
            "failed\n");
     return 1;
   }

@@ -76,7 +76,7 @@ static void one_case(const bmmx_case *cs, uint64_t *seed) {
   void *a = malloc((size_t)sz.a * es), *b = malloc((size_t)sz.b * es);
   void *bias = sz.bias ? malloc((size_t)sz.bias * es) : NULL;
   unsigned char *c0 = (unsigned char *)malloc(cb), *c1 = (unsigned char *)malloc(cb);
-  long double *ref = (long double *)malloc(sizeof *ref * (size_t)outs);
+  long double *ref = (long double *)malloc(sizeof *ref * (size_t)(outs * bmmx_parts(cs->dtype)));
   long double *mag = (long double *)malloc(sizeof *mag * (size_t)outs);
   bmm_problem p;
   if (!a || !b || (sz.bias && !bias) || !c0 || !c1 || !ref || !mag) {

@@ -28,7 +28,8 @@ _i64p = ctypes.POINTER(ctypes.c_int64)
 _lib.bmm_py_matmul.restype = ctypes.c_int
 _lib.bmm_py_matmul.argtypes = [ctypes.c_int, ctypes.c_int, _i64p, ctypes.c_void_p,
                                ctypes.c_void_p, ctypes.c_void_p, _i64p, ctypes.c_void_p,
-                               ctypes.c_double, ctypes.c_double, ctypes.c_int,
+                               ctypes.c_double, ctypes.c_double, ctypes.c_double,
+                               ctypes.c_double, ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                ctypes.c_char_p, ctypes.c_size_t]
 _lib.bmm_dtype_name.restype = ctypes.c_char_p
 _lib.bmm_dtype_name.argtypes = [ctypes.c_int]
@@ -46,7 +47,8 @@ _BACKENDS = {"cpu": 1, "cuda": 2}  # bmm_backend
 
 # bmm's dtype names (BMM_DTYPES) -> numpy dtype names; a dtype bmm gains that
 # numpy (or ml_dtypes, which jax brings) knows is picked up here by its name.
-_NP_NAMES = {"f16": "float16", "f32": "float32", "f64": "float64", "bf16": "bfloat16"}
+_NP_NAMES = {"f16": "float16", "f32": "float32", "f64": "float64", "bf16": "bfloat16",
+             "c64": "complex64", "c128": "complex128"}
 
 
 def _np_dtype(name):
@@ -195,34 +197,39 @@ def _plan(a, b, out, alpha, beta, bias):
     return sizes, len(merged), strides, out
 
 
-def _call(what, a, b, out, alpha, beta, bias):
+def _call(what, a, b, out, alpha, beta, bias, conj_a=False, conj_b=False):
     sizes, nbd, strides, out = _plan(a, b, out, alpha, beta, bias)
+    alpha, beta = complex(alpha), complex(beta)  # imaginary parts: complex dtypes only
     buf = ctypes.create_string_buffer(4096)
     dims = (ctypes.c_int64 * len(sizes))(*sizes)
     st = (ctypes.c_int64 * len(strides))(*strides)
     s = _lib.bmm_py_matmul(_DTYPES[a.dtype], nbd, dims, a.ctypes.data, b.ctypes.data,
                            out.ctypes.data, st, None if bias is None else bias.ctypes.data,
-                           float(alpha), float(beta), what, buf, len(buf))
+                           alpha.real, beta.real, alpha.imag, beta.imag, int(bool(conj_a)),
+                           int(bool(conj_b)), what, buf, len(buf))
     if s != 0:
         raise Error(_lib.bmm_status_name(s).decode(), "bmm: " + buf.value.decode())
     return out, buf.value.decode()
 
 
-def matmul(a, b, *, out=None, alpha=1.0, beta=0.0, bias=None):
+def matmul(a, b, *, out=None, alpha=1.0, beta=0.0, bias=None, conj_a=False, conj_b=False):
     """alpha * (a @ b) + beta * out (+ bias), numpy.matmul's shape rules.
 
     a, b, out, bias: numpy arrays of one dtype from bmm.dtypes, any strides
     (no copy is made: what bmm cannot express raises bmm.Error). beta != 0
     needs out=. bias: shape (n,), contiguous, added to every row. Returns out
-    (a new C-contiguous array when out is None)."""
-    return _call(0, a, b, out, alpha, beta, bias)[0]
+    (a new C-contiguous array when out is None). complex64/complex128: alpha
+    and beta may be complex; conj_a / conj_b read a / b conjugated (with a
+    transposed view, a.T, that is a^H: matmul(a.T, b, conj_a=True)). On a real
+    dtype conj is the identity and a complex alpha or beta is refused."""
+    return _call(0, a, b, out, alpha, beta, bias, conj_a, conj_b)[0]
 
 
-def explain(a, b, *, out=None, alpha=1.0, beta=0.0, bias=None):
+def explain(a, b, *, out=None, alpha=1.0, beta=0.0, bias=None, conj_a=False, conj_b=False):
     """bmm_explain's line for this call on the CPU: layout class, strategy,
     tunables, the table rule that matched and why earlier ones did not. Runs
     nothing (without out= a result array is allocated, not written)."""
-    return _call(1, a, b, out, alpha, beta, bias)[1]
+    return _call(1, a, b, out, alpha, beta, bias, conj_a, conj_b)[1]
 
 
 def load_table(path):

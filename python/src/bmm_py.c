@@ -23,11 +23,13 @@ extern "C" {
    bmm_status; on failure buf holds bmm_last_error(). */
 BMM_API int bmm_py_matmul(int dtype, int batch_dims, const int64_t *dims, const void *a,
                           const void *b, void *c, const int64_t *strides, const void *bias,
-                          double alpha, double beta, int what, char *buf, size_t len);
+                          double alpha, double beta, double alpha_im, double beta_im, int conj_a,
+                          int conj_b, int what, char *buf, size_t len);
 
 int bmm_py_matmul(int dtype, int batch_dims, const int64_t *dims, const void *a, const void *b,
                   void *c, const int64_t *strides, const void *bias, double alpha, double beta,
-                  int what, char *buf, size_t len) {
+                  double alpha_im, double beta_im, int conj_a, int conj_b, int what, char *buf,
+                  size_t len) {
   bmm_problem p;
   bmm_operand *ops[3];
   bmm_status s;
@@ -61,6 +63,10 @@ int bmm_py_matmul(int dtype, int batch_dims, const int64_t *dims, const void *a,
   p.bias = bias;
   p.alpha = alpha;
   p.beta = beta;
+  p.alpha_im = alpha_im;
+  p.beta_im = beta_im;
+  p.a.conj = conj_a;
+  p.b.conj = conj_b;
   if (what == 1)
     s = bmm_explain(&p, BMM_BACKEND_CPU, buf, len);
   else

@@ -8,12 +8,19 @@ DTYPES = list(bmm.dtypes)
 
 
 def tol(dt, k):
-    # README's bound 2 (k + 3) u per unit of |a||b|; inputs here are O(1)
-    u = {4: 2.0 ** -24, 8: 2.0 ** -53, 2: 2.0 ** -11}[np.dtype(dt).itemsize]
+    # README's bound 2 (k + 3) u per unit of |a||b|, complex 2 sqrt(2) (2k + 4) u;
+    # inputs here are O(1)
+    dt = np.dtype(dt)
+    if dt.kind == "c":
+        u = float(np.finfo(dt).eps) / 2
+        return 2 * 2 ** 0.5 * (2 * k + 4) * u * 8 * max(k, 1)
+    u = {4: 2.0 ** -24, 8: 2.0 ** -53, 2: 2.0 ** -11}[dt.itemsize]
     return 2 * (k + 3) * u * 8 * max(k, 1)
 
 
 def rand(rng, shape, dt):
+    if np.dtype(dt).kind == "c":  # both parts random
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
     return rng.standard_normal(shape).astype(dt)
 
 
