@@ -12,19 +12,8 @@
 #include <complex.h>
 #endif
 
-static int passed, failed;
-#define CHECK(cond, ...)                            \
-  do {                                              \
-    if (cond) {                                     \
-      ++passed;                                     \
-    } else {                                        \
-      if (++failed <= 20) {                         \
-        printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-        printf(__VA_ARGS__);                        \
-        printf("\n");                               \
-      }                                             \
-    }                                               \
-  } while (0)
+#include "tests/bmm_test.h"
+#define CHECK BMMX_CHECK
 
 static const bmm_strategy cpu_strategies[] = {
 #define X(E, name, ...) BMM_##E,
@@ -321,6 +310,5 @@ int main(void) {
   test_c99_layout();
 #endif
   test_all();
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed ? 1 : 0;
+  return bmmx_summary();
 }
