@@ -160,6 +160,23 @@ BMM_RULES_END
 #endif
 #define BMM__CUDA_NRULES(t) ((int)(sizeof(t) / sizeof((t)[0])))
 
+/* The dtypes with CUDA kernels: BMM__CUDA_HAS_<name>(code) keeps code for
+   them and drops it for the rest, so that no kernel is instantiated over a
+   storage type it cannot compute in (f16 and bf16 are bits in a uint16_t
+   until their kernels come: issue 23). */
+#define BMM__CUDA_HAS_f32(...) __VA_ARGS__
+#define BMM__CUDA_HAS_f64(...) __VA_ARGS__
+#define BMM__CUDA_HAS_f16(...)
+#define BMM__CUDA_HAS_bf16(...)
+static int bmm__cuda_has_dtype(bmm_dtype dt) {
+  switch (dt) {
+#define BMM__X(E, name, ...) BMM__CUDA_HAS_##name(case BMM_##E : return 1;)
+    BMM_DTYPES(BMM__X)
+#undef BMM__X
+  default: return 0;
+  }
+}
+
 /* ---- kernels ------------------------------------------------------------
    Every kernel is a function template over the element type, instantiated
    by the launch switch (bmm__cuda_go, generated from BMM__CUDA_VARIANTS)
@@ -821,6 +838,10 @@ static bmm_status bmm__cuda_pick(const bmm_problem *p, bmm_strategy forced,
   bmm__cuda_default_table(d->ready ? d->arch : 0, &rules, &count);
   s = bmm__plan_with(p, BMM_BACKEND_CUDA, rules, count, forced, pl);
   if (s != BMM_OK) return s;
+  if (!bmm__cuda_has_dtype(pl->dtype))
+    return bmm__fail(BMM_NOT_COMPILED,
+                     "dtype %s: no CUDA kernels yet (issue 23); bmm_cpu() computes it",
+                     bmm_dtype_name(pl->dtype));
   L->planned = 1;
   if (pl->m == 0 || pl->n == 0 || pl->batch == 0) {
     BMM__CUDA_WHY(L, "empty: no launch");
@@ -952,7 +973,7 @@ static bmm_status bmm__cuda_launch_dtype(const bmm__cuda_launch *L, bmm__cuda_de
                                          cudaStream_t st) {
   switch (L->args.pl.dtype) {
 #define BMM__X(E, name, T, bytes, acc, roundoff, cuda_type, ...) \
-  case BMM_##E: return bmm__cuda_go<T>(L, d, dev, st, cuda_type);
+  BMM__CUDA_HAS_##name(case BMM_##E : return bmm__cuda_go<T>(L, d, dev, st, cuda_type);)
     BMM_DTYPES(BMM__X)
 #undef BMM__X
   default: break;

@@ -161,14 +161,7 @@ static inline double bmmx_uniform(uint64_t *s) {
 static inline void bmmx_fill(bmm_dtype dt, void *p, int64_t n, uint64_t *seed) {
   int64_t i;
   for (i = 0; i < n; ++i) {
-    double v = bmmx_uniform(seed);
-    switch (dt) {
-#define BMMX__X(E, name, T, ...) \
-  case BMM_##E: ((T *)p)[i] = (T)v; break;
-      BMM_DTYPES(BMMX__X)
-#undef BMMX__X
-    default: break;
-    }
+    bmm_element_set(dt, p, i, bmmx_uniform(seed));
   }
 }
 
@@ -179,7 +172,7 @@ static inline void bmmx_fill(bmm_dtype dt, void *p, int64_t n, uint64_t *seed) {
    (bench/notes/gpu_check.md): the suite's 3.4e9 would take 25 s. */
 static inline void bmmx_fill_parallel(bmm_dtype dt, void *p, int64_t n, uint64_t *seed) {
   const int64_t chunk = (int64_t)1 << 20, nchunks = (n + chunk - 1) / chunk;
-  const size_t es = dt == BMM_F32 ? 4 : 8;
+  const size_t es = bmm_dtype_size(dt);
   const uint64_t base = *seed;
   int64_t c;
   if (nchunks <= 1) {
@@ -201,15 +194,8 @@ static inline void bmmx_fill_parallel(bmm_dtype dt, void *p, int64_t n, uint64_t
    element unwritten, then fails the check. */
 static inline void bmmx_poison(bmm_dtype dt, void *p, int64_t n) {
   int64_t i;
-  for (i = 0; i < n; ++i) {
-    switch (dt) {
-#define BMMX__X(E, name, T, ...) \
-  case BMM_##E: ((T *)p)[i] = (T)NAN; break;
-      BMM_DTYPES(BMMX__X)
-#undef BMMX__X
-    default: break;
-    }
-  }
+  for (i = 0; i < n; ++i)
+    bmm_element_set(dt, p, i, NAN);
 }
 
 /* ---- checking ----------------------------------------------------------- */
@@ -229,6 +215,19 @@ static inline double bmmx_median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* the unit roundoff of the dtype's storage (the rounding of C's store),
+   from its BMM_DTYPES row */
+static inline double bmmx_storage_roundoff(bmm_dtype dt) {
+  switch (dt) {
+#define BMMX__FIRST(x, ...) x
+#define BMMX__X(E, name, T, sz, ACC, u, cuda, ...) \
+  case BMM_##E: return BMMX__FIRST(__VA_ARGS__, 0);
+    BMM_DTYPES(BMMX__X)
+#undef BMMX__X
+  default: return 0;
+  }
+}
+
 /* the unit roundoff of the dtype's accumulation, from its BMM_DTYPES row */
 static inline double bmmx_unit_roundoff(bmm_dtype dt) {
   switch (dt) {
@@ -236,18 +235,31 @@ static inline double bmmx_unit_roundoff(bmm_dtype dt) {
   case BMM_##E: return u;
     BMM_DTYPES(BMMX__X)
 #undef BMMX__X
+#undef BMMX__FIRST
   default: return 0;
   }
 }
 
-static inline double bmmx__get(bmm_dtype dt, const void *p, int64_t i) {
-  switch (dt) {
-#define BMMX__X(E, name, T, ...) \
-  case BMM_##E: return (double)((const T *)p)[i];
-    BMM_DTYPES(BMMX__X)
-#undef BMMX__X
-  default: return 0;
+/* The bound on |got - ref| of one element: BMMX_TOL_C (k + 3) u mag for the
+   sum in the accumulation type (u its unit roundoff); where C is stored in a
+   narrower type (f16, bf16), plus that store's rounding, u_s |ref| + half the
+   least subnormal of the storage type (an underflowing result). */
+static inline double bmmx_bound(bmm_dtype dt, int64_t k, double mag, double ref) {
+  const double u = bmmx_unit_roundoff(dt), us = bmmx_storage_roundoff(dt);
+  double b = BMMX_TOL_C * (double)(k + 3) * u * mag;
+  if (us > u) {
+    const uint16_t least2 = 1; /* the least subnormal's bits */
+    const uint32_t least4 = 1;
+    const uint64_t least8 = 1;
+    const size_t es = bmm_dtype_size(dt);
+    const void *least = es == 2 ? (const void *)&least2 : es == 4 ? (const void *)&least4 : &least8;
+    b += us * fabs(ref) + 0.5 * bmm_element_get(dt, least, 0);
   }
+  return b;
+}
+
+static inline double bmmx__get(bmm_dtype dt, const void *p, int64_t i) {
+  return bmm_element_get(dt, p, i);
 }
 
 /* C offset of logical batch entry bi (C's dims, row-major flattening). */
@@ -297,13 +309,13 @@ static inline double bmmx__entry_compare(const bmm_problem *p, int64_t bi, const
                                          const long double *ref, const long double *mag,
                                          int64_t *wi, int64_t *wj) {
   int64_t oa, ob, oc = bmmx__c_offset(p, bi, &oa, &ob), i, j;
-  double worst = 0, u = bmmx_unit_roundoff(p->dtype);
+  double worst = 0;
   *wi = *wj = 0;
   for (i = 0; i < p->m; ++i)
     for (j = 0; j < p->n; ++j) {
       double g = bmmx__get(p->dtype, got, oc + i * p->c.row_stride + j * p->c.col_stride);
       double r = (double)ref[i * p->n + j];
-      double bound = BMMX_TOL_C * (double)(p->k + 3) * u * (double)mag[i * p->n + j];
+      double bound = bmmx_bound(p->dtype, p->k, (double)mag[i * p->n + j], r);
       double e = 0;
       if (isnan(r) || isinf(r))
         e = (isnan(r) ? isnan(g) : g == r) ? 0 : INFINITY;
