@@ -273,7 +273,7 @@ static const bmm_strategy g_strategies[] = {BMM_STRATEGY_AUTO,
 };
 #define NSTRAT ((int)(sizeof g_strategies / sizeof g_strategies[0]))
 static const bmm_dtype g_dtypes[] = {
-#define X(E, name, T, sz, ...) BMM_##E,
+#define X(E, name, T, sz, ...) BMM__CUDA_HAS_##name(BMM_##E, )
     BMM_DTYPES(X)
 #undef X
 };
