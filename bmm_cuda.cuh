@@ -649,16 +649,14 @@ typedef enum bmm__cuda_variant {
 
 typedef struct bmm__cuda_device {
   int ready;
-  int arch;                      /* major * 10 + minor */
-  int sms;                       /* multiprocessors */
-  int pageable;                  /* device reads pageable host memory (HMM/ATS) */
-  int smem_optin;                /* max dynamic shared memory per block after opt-in */
-  int max_threads;               /* resident threads per multiprocessor */
-  unsigned long long optin_done; /* kernels opted in: bit variant * dtypes + dtype */
+  int arch;        /* major * 10 + minor */
+  int sms;         /* multiprocessors */
+  int pageable;    /* device reads pageable host memory (HMM/ATS) */
+  int smem_optin;  /* max dynamic shared memory per block after opt-in */
+  int max_threads; /* resident threads per multiprocessor */
+  /* kernels opted in: bit variant * dtypes + dtype (more than 64 since f16/bf16 and complex) */
+  unsigned long long optin_done[(BMM__CUDA_V_COUNT * BMM_DTYPE_COUNT + 63) / 64];
 } bmm__cuda_device;
-
-static_assert(BMM__CUDA_V_COUNT * BMM_DTYPE_COUNT <= 64, "bmm__cuda_device.optin_done: one bit "
-                                                         "per variant and dtype");
 
 static bmm__cuda_device bmm__cuda_devices[BMM__CUDA_MAX_DEVICES];
 
@@ -957,7 +955,7 @@ static bmm_status bmm__cuda_check_launch(const char *what) {
 static bmm_status bmm__cuda_optin(const void *kernel, int bit, bmm__cuda_device *d, int dev) {
   bmm_status s = BMM_OK;
   BMM__LOCK();
-  if (!(bmm__cuda_devices[dev].optin_done & (1ull << bit))) {
+  if (!(bmm__cuda_devices[dev].optin_done[bit / 64] & (1ull << bit % 64))) {
     cudaError_t e =
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, d->smem_optin);
     if (e != cudaSuccess) {
@@ -965,7 +963,7 @@ static bmm_status bmm__cuda_optin(const void *kernel, int bit, bmm__cuda_device 
       s = bmm__fail(BMM_CUDA_ERROR, "cudaFuncSetAttribute(MaxDynamicSharedMemorySize, %d): %s",
                     d->smem_optin, cudaGetErrorString(e));
     } else {
-      bmm__cuda_devices[dev].optin_done |= 1ull << bit;
+      bmm__cuda_devices[dev].optin_done[bit / 64] |= 1ull << bit % 64;
     }
   }
   BMM__UNLOCK();
