@@ -41,6 +41,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifndef BMM_API
 #define BMM_API extern
@@ -62,22 +63,86 @@ extern "C" {
 #define BMM_NOTE_LEN 96
 #define BMM_KERNEL_LEN 32
 
+/* ---- half-precision elements ------------------------------------------- */
+
+/* BMM_F16 and BMM_BF16 elements: the bits of an IEEE binary16 (f16) or a
+   bfloat16 (bf16, the top half of an f32) in a uint16_t, so that C99 and C++
+   code without a native half type can hold, copy and pass them (the layout
+   of _Float16, __half, numpy float16; of __bf16, __nv_bfloat16, ml_dtypes
+   bfloat16). The two typedefs are one type to the compiler: the dtype field
+   says which bits they are. Convert with the functions below: to f32 exactly,
+   from f32 rounding to nearest even (subnormals kept, overflow to Inf, a NaN
+   stays a quiet NaN with the top bits of its payload). */
+typedef uint16_t bmm_f16;
+typedef uint16_t bmm_bf16;
+
+static inline BMM_HD uint32_t bmm__f32_bits(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  return x;
+}
+static inline BMM_HD float bmm__f32_from_bits(uint32_t x) {
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+
+static inline BMM_HD float bmm_f16_to_f32(bmm_f16 h) {
+  const uint32_t s = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0x1f) return bmm__f32_from_bits(s | 0x7f800000u | m << 13 | (m ? 0x400000u : 0));
+  if (e == 0) /* zero or subnormal: m * 2^-24, exact in f32 */
+    return bmm__f32_from_bits(s | bmm__f32_bits((float)m * 5.9604644775390625e-08f));
+  return bmm__f32_from_bits(s | (e + 112) << 23 | m << 13);
+}
+
+/* Integer arithmetic only, so no FPU mode or excess precision changes a bit. */
+static inline BMM_HD bmm_f16 bmm_f32_to_f16(float f) {
+  const uint32_t x = bmm__f32_bits(f), s = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;
+  uint32_t e = a >> 23, mant, shift, r, rem, half;
+  if (a > 0x7f800000u) return (bmm_f16)(s | 0x7e00u | ((a >> 13) & 0x3ffu)); /* NaN, quiet */
+  if (a >= 0x477ff000u) return (bmm_f16)(s | 0x7c00u); /* >= 65520 rounds to Inf */
+  if (e >= 113) {                                      /* normal: 11 bits kept, 13 rounded */
+    r = (a - (112u << 23)) >> 13, rem = a & 0x1fffu;
+    return (bmm_f16)(s | (r + (rem > 0x1000u || (rem == 0x1000u && (r & 1)))));
+  }
+  if (e < 102) return (bmm_f16)s; /* below half the least subnormal (2^-25): zero */
+  mant = (a & 0x7fffffu) | 0x800000u, shift = 126 - e; /* subnormal: mant * 2^(e-126) */
+  r = mant >> shift, rem = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
+  return (bmm_f16)(s | (r + (rem > half || (rem == half && (r & 1)))));
+}
+
+static inline BMM_HD float bmm_bf16_to_f32(bmm_bf16 h) {
+  return bmm__f32_from_bits((uint32_t)h << 16);
+}
+
+static inline BMM_HD bmm_bf16 bmm_f32_to_bf16(float f) {
+  const uint32_t x = bmm__f32_bits(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (bmm_bf16)((x >> 16) | 0x40u); /* NaN, quiet */
+  return (bmm_bf16)((x + 0x7fffu + ((x >> 16) & 1)) >> 16);
+}
+
 /* ---- the axes, each written once --------------------------------------- */
 
 /* One row per dtype drives everything that differs by dtype:
    X(ENUM, name, storage C type, bytes, accumulation C type, unit roundoff of
      the accumulation (2^-24, 2^-53: test tolerances and the README's bound),
-     cuBLAS/CUDA data type token (cudaDataType_t)).
+     cuBLAS/CUDA data type token (cudaDataType_t), unit roundoff of the
+     storage type (the rounding when C is stored: 2^-11 f16, 2^-8 bf16; the
+     accumulation's where storage and accumulation have the same precision)).
    Complex rows (c64, c128): the storage type is a (re, im) struct (below),
    the accumulation type the type of one component (each part is summed as a
-   real dot product of 2k terms, see README "Numerics").
+   real dot product of 2k terms, see README "Numerics"). f16 and bf16 store
+   halves (bmm_f16, bmm_bf16 above) and compute in f32: products and sums in
+   f32, alpha and beta applied in f32, C rounded once when stored.
    Consumers take the columns they need and end with "..." so a new column
    breaks none of them. */
-#define BMM_DTYPES(X)                                                \
-  X(F32, f32, float, 4, float, 5.9604644775390625e-08, CUDA_R_32F)   \
-  X(F64, f64, double, 8, double, 1.1102230246251565e-16, CUDA_R_64F) \
-  X(C64, c64, bmm_c64, 8, float, 5.9604644775390625e-08, CUDA_C_32F) \
-  X(C128, c128, bmm_c128, 16, double, 1.1102230246251565e-16, CUDA_C_64F)
+#define BMM_DTYPES(X)                                                                             \
+  X(F32, f32, float, 4, float, 5.9604644775390625e-08, CUDA_R_32F, 5.9604644775390625e-08)        \
+  X(F64, f64, double, 8, double, 1.1102230246251565e-16, CUDA_R_64F, 1.1102230246251565e-16)      \
+  X(C64, c64, bmm_c64, 8, float, 5.9604644775390625e-08, CUDA_C_32F, 5.9604644775390625e-08)      \
+  X(C128, c128, bmm_c128, 16, double, 1.1102230246251565e-16, CUDA_C_64F, 1.1102230246251565e-16) \
+  X(F16, f16, bmm_f16, 2, float, 5.9604644775390625e-08, CUDA_R_16F, 4.8828125e-04)               \
+  X(BF16, bf16, bmm_bf16, 2, float, 5.9604644775390625e-08, CUDA_R_16BF, 3.90625e-03)
 
 /* Complex elements: interleaved (re, im), the layout of C99 `float _Complex`
    / `double _Complex`, C++ std::complex<float> / <double> and NumPy
@@ -193,6 +258,43 @@ typedef enum bmm_status {
 #undef BMM__X
       BMM_STATUS_COUNT
 } bmm_status;
+
+/* One element p[i] of dtype dt as a double, and v stored as one (halves:
+   rounded to f32, then to nearest even): for code that handles every dtype
+   through one switch (tests, tools, bindings). Complex dtypes are read as
+   the array of their components that they are (re, im interleaved): i counts
+   components, element e's real part is i = 2e, its imaginary part 2e + 1. An
+   unknown dtype reads NaN and stores nothing. */
+#define BMM__DBL_f32(p, i) ((double)((const float *)(p))[i])
+#define BMM__DBL_f64(p, i) ((double)((const double *)(p))[i])
+#define BMM__DBL_c64(p, i) ((double)((const float *)(p))[i])
+#define BMM__DBL_c128(p, i) ((double)((const double *)(p))[i])
+#define BMM__DBL_f16(p, i) ((double)bmm_f16_to_f32(((const bmm_f16 *)(p))[i]))
+#define BMM__DBL_bf16(p, i) ((double)bmm_bf16_to_f32(((const bmm_bf16 *)(p))[i]))
+#define BMM__FROM_DBL_f32(p, i, v) (((float *)(p))[i] = (float)(v))
+#define BMM__FROM_DBL_f64(p, i, v) (((double *)(p))[i] = (v))
+#define BMM__FROM_DBL_c64(p, i, v) (((float *)(p))[i] = (float)(v))
+#define BMM__FROM_DBL_c128(p, i, v) (((double *)(p))[i] = (v))
+#define BMM__FROM_DBL_f16(p, i, v) (((bmm_f16 *)(p))[i] = bmm_f32_to_f16((float)(v)))
+#define BMM__FROM_DBL_bf16(p, i, v) (((bmm_bf16 *)(p))[i] = bmm_f32_to_bf16((float)(v)))
+static inline BMM_HD double bmm_element_get(bmm_dtype dt, const void *p, int64_t i) {
+  switch (dt) {
+#define BMM__X(E, name, ...) \
+  case BMM_##E: return BMM__DBL_##name(p, i);
+    BMM_DTYPES(BMM__X)
+#undef BMM__X
+  default: return (double)bmm__f32_from_bits(0x7fc00000u);
+  }
+}
+static inline BMM_HD void bmm_element_set(bmm_dtype dt, void *p, int64_t i, double v) {
+  switch (dt) {
+#define BMM__X(E, name, ...) \
+  case BMM_##E: BMM__FROM_DBL_##name(p, i, v); break;
+    BMM_DTYPES(BMM__X)
+#undef BMM__X
+  default: break;
+  }
+}
 
 /* ---- the problem ------------------------------------------------------- */
 
@@ -800,7 +902,8 @@ static bmm_status bmm__validate(const bmm_problem *p, bmm_plan *out) {
   if (!out) return bmm__fail(BMM_NULL_POINTER, "plan is NULL");
   if ((int)p->dtype <= BMM_DTYPE_UNSET || (int)p->dtype >= BMM_DTYPE_COUNT)
     return bmm__fail(BMM_BAD_DTYPE,
-                     "dtype is %d: set it to one of BMM_F32, BMM_F64, BMM_C64, BMM_C128",
+                     "dtype is %d: set it to one of BMM_F32, BMM_F64, BMM_C64, BMM_C128, BMM_F16, "
+                     "BMM_BF16",
                      (int)p->dtype);
   {
     /* conj: 0 or 1, never on C; imaginary parts only where the dtype has them */

@@ -144,6 +144,86 @@ static int bmm__cpu_stream_c(const bmm_plan *pl) {
          elems * (double)bmm_dtype_size(pl->dtype) >= (double)BMM_CPU_STREAM_BYTES;
 }
 
+/* ---- half <-> f32, n elements at a time ------------------------------------
+   f16 and bf16 are computed in f32 (bmm__cpu_pick, "converted dtypes"):
+   these move runs of elements between the storage and f32 buffers, dst[i*ds]
+   from src[i*ss]. Hardware where the target has it, bit-equal to the portable
+   C of bmm.h used elsewhere (tests/test_half.c checks both): F16C (vcvtph2ps,
+   vcvtps2ph: 8 at a time, round to nearest even) for f16; AVX-512 BF16's
+   vcvtneps2bf16 for f32 -> bf16, which takes inputs below 2^-126 as zero, so
+   lanes holding an f32 subnormal are redone in C. bf16 -> f32 is a shift,
+   which compilers vectorise. The path's name is for explain. */
+#if defined(__F16C__) && defined(__AVX__) && !defined(BMM_CPU_PORTABLE) && !defined(__CUDACC__)
+#define BMM__CPU_F16C 1
+#include <immintrin.h>
+#else
+#define BMM__CPU_F16C 0
+#endif
+#if defined(__AVX512BF16__) && defined(__AVX512F__) && !defined(BMM_CPU_PORTABLE) && \
+    !defined(__CUDACC__)
+#define BMM__CPU_AVX512BF16 1
+#include <immintrin.h>
+#else
+#define BMM__CPU_AVX512BF16 0
+#endif
+static const char *const bmm__cpu_cvt_path_f16 = BMM__CPU_F16C ? "F16C" : "portable C";
+static const char *const bmm__cpu_cvt_path_bf16 =
+    BMM__CPU_AVX512BF16 ? "AVX-512 BF16 + C" : "portable C";
+
+static void bmm__cpu_to_f32_f16(float *dst, int64_t ds, const bmm_f16 *src, int64_t ss, int64_t n) {
+  int64_t i = 0;
+#if BMM__CPU_F16C
+  if (ds == 1 && ss == 1)
+    for (; i + 8 <= n; i += 8)
+      _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(src + i))));
+#endif
+  for (; i < n; ++i)
+    dst[i * ds] = bmm_f16_to_f32(src[i * ss]);
+}
+static void bmm__cpu_from_f32_f16(bmm_f16 *dst, int64_t ds, const float *src, int64_t ss,
+                                  int64_t n) {
+  int64_t i = 0;
+#if BMM__CPU_F16C
+  if (ds == 1 && ss == 1)
+    for (; i + 8 <= n; i += 8)
+      _mm_storeu_si128((__m128i *)(dst + i),
+                       _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
+#endif
+  for (; i < n; ++i)
+    dst[i * ds] = bmm_f32_to_f16(src[i * ss]);
+}
+static void bmm__cpu_to_f32_bf16(float *dst, int64_t ds, const bmm_bf16 *src, int64_t ss,
+                                 int64_t n) {
+  int64_t i;
+  if (ds == 1 && ss == 1) {
+    for (i = 0; i < n; ++i) /* unit stride on its own: the loop compilers vectorise */
+      dst[i] = bmm_bf16_to_f32(src[i]);
+    return;
+  }
+  for (i = 0; i < n; ++i)
+    dst[i * ds] = bmm_bf16_to_f32(src[i * ss]);
+}
+static void bmm__cpu_from_f32_bf16(bmm_bf16 *dst, int64_t ds, const float *src, int64_t ss,
+                                   int64_t n) {
+  int64_t i = 0;
+#if BMM__CPU_AVX512BF16
+  if (ds == 1 && ss == 1)
+    for (; i + 16 <= n; i += 16) {
+      const __m512 x = _mm512_loadu_ps(src + i);
+      const __m256bh h = _mm512_cvtneps_pbh(x);
+      const __mmask16 sub =
+          _mm512_cmp_ps_mask(_mm512_abs_ps(x), _mm512_set1_ps(1.17549435e-38f), _CMP_LT_OQ) &
+          _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NEQ_UQ);
+      int q;
+      memcpy(dst + i, &h, 32);
+      for (q = 0; sub && q < 16; ++q)
+        if (sub >> q & 1) dst[i + q] = bmm_f32_to_bf16(src[i + q]);
+    }
+#endif
+  for (; i < n; ++i)
+    dst[i * ds] = bmm_f32_to_bf16(src[i * ss]);
+}
+
 /* Partial sums per dot product: 8 independent FMA chains hide the FMA latency
    and map to one vector register; fixed, so the order of additions (and the
    bits of the result) never depends on the machine or the thread count. */
@@ -411,6 +491,9 @@ typedef struct bmm__cpu_choice {
   int stream;      /* C stored by non-temporal stores (bmm__cpu_stream_c) */
   const char *why; /* why this kernel */
   const char *pin; /* the rule's kernel= did not apply: why (NULL: no pin, or it ran) */
+  int64_t chunk;   /* > 0: a converted dtype (f16, bf16), run by the f32 `kernel` over
+                      chunks of this many batch entries copied to f32 (bmm__cpu_convert_*);
+                      units are then chunks */
 } bmm__cpu_choice;
 
 /* Work on units [u0, u1) (batch entries, or batch chunks). */
@@ -597,18 +680,106 @@ static void bmm__cpu_pick_complex(const bmm_plan *pl, bmm__cpu_choice *c) {
   }
 }
 
+/* ---- converted dtypes: f16 and bf16 through the f32 kernels ---------------
+   A dtype whose accumulation type is wider than its storage (BMM_DTYPES)
+   runs the f32 kernels on f32 copies: per chunk of batch entries, A, B and C
+   (where beta reads it) are converted into a per-thread buffer (BLIS's
+   packing step, with conversion), the f32 kernel that the strategy picks for
+   the packed chunk runs on it, and C is converted back once, at its store.
+   Every f32 kernel is reused, products and sums are f32 as the dtype
+   promises, and memory sees only the halves: the buffer (BMM__CPU_CVT_FLOATS)
+   stays in cache. Chunks are packed row-major (B once where the whole batch
+   shares it), or batch-innermost for cpu_batch_simd, so the strategy claims
+   the copy. Which entries share a chunk changes no bit: the f32 kernels give
+   an entry the same bits whatever its neighbours. cpu_ref, alpha = 0 and
+   k = 0 (no A*B) run plain loops on the halves. */
+#define BMM__CPU_CVT_FLOATS 16384 /* 64 KiB of f32 per chunk */
+static int bmm__cpu_converted(bmm_dtype dt) {
+  switch (dt) {
+#define BMM__X(E, name, T, sz, ACC, ...) \
+  case BMM_##E: return sizeof(T) < sizeof(ACC);
+    BMM_DTYPES(BMM__X)
+#undef BMM__X
+  default: return 0;
+  }
+}
+static int bmm__cpu_cvt_shared_b(const bmm_plan *pl) {
+  int d;
+  for (d = 0; d < pl->ndims; ++d)
+    if (pl->b.batch_stride[d] != 0) return 0;
+  return 1;
+}
+/* f32 elements per batch entry of a chunk (A, B unless shared, C) */
+static int64_t bmm__cpu_cvt_entry_floats(const bmm_plan *pl) {
+  const int64_t ab =
+      pl->use_ab ? pl->m * pl->k + (bmm__cpu_cvt_shared_b(pl) ? 0 : pl->k * pl->n) : 0;
+  return ab + pl->m * pl->n;
+}
+static int64_t bmm__cpu_cvt_chunk(const bmm_plan *pl) {
+  const int64_t per = bmm__cpu_cvt_entry_floats(pl), nb = pl->batch > 0 ? pl->batch : 1;
+  const int64_t e = per > 0 ? BMM__CPU_CVT_FLOATS / per : nb;
+  return e < 1 ? 1 : e > nb ? nb : e;
+}
+/* The f32 plan of a chunk of cnt entries packed at a, b, c, bias (NULL in
+   the pick: only strides and sizes count there). */
+static bmm_plan bmm__cpu_cvt_plan(const bmm_plan *pl, int64_t cnt, float *a, float *b, float *c,
+                                  float *bias) {
+  bmm_plan q = *pl;
+  const int inner = pl->strategy == BMM_CPU_BATCH_SIMD, shared = bmm__cpu_cvt_shared_b(pl);
+  const int64_t m = pl->m, n = pl->n, k = pl->k;
+  q.dtype = BMM_F32;
+  q.batch = cnt, q.ndims = 1, q.dims[0] = cnt;
+  memset(&q.a, 0, sizeof q.a), memset(&q.b, 0, sizeof q.b), memset(&q.c, 0, sizeof q.c);
+  q.a.ptr = a, q.b.ptr = b, q.c.ptr = c, q.bias = pl->bias ? bias : NULL;
+  if (inner) { /* (e, i, j) at (i*cols + j)*cnt + e */
+    q.a.row_stride = k * cnt, q.a.col_stride = cnt, q.a.batch_stride[0] = 1;
+    q.b.row_stride = n * cnt, q.b.col_stride = cnt, q.b.batch_stride[0] = 1;
+    q.c.row_stride = n * cnt, q.c.col_stride = cnt, q.c.batch_stride[0] = 1;
+    q.layout = BMM_LAYOUT_BATCH_INNER, q.layouts = BMM_L_BATCH_INNER;
+  } else {
+    q.a.row_stride = k, q.a.col_stride = 1, q.a.batch_stride[0] = m * k;
+    q.b.row_stride = n, q.b.col_stride = 1, q.b.batch_stride[0] = shared ? 0 : k * n;
+    q.c.row_stride = n, q.c.col_stride = 1, q.c.batch_stride[0] = m * n;
+    q.layout = shared ? BMM_LAYOUT_SHARED_B : BMM_LAYOUT_ROWMAJOR;
+    q.layouts = shared ? BMM_L_SHARED_B : BMM_L_ROWMAJOR | BMM_L_SHARED_B;
+  }
+  return q;
+}
+
+static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl);
+
 /* Everything a call does, in one place: the kernel inside the strategy (the
    table or the caller chose the strategy), its work units, its threads and
    whether C is streamed. Kernels read their choice and decide nothing. A
    rule's kernel= pin replaces the kernel where it fits (units and threads
-   are the strategy's either way). */
+   are the strategy's either way). A converted dtype gets the pick of its
+   chunks' f32 plan, with chunks as units (a chunk's own threads: 1 inside the
+   chunks' parallel region); a pin is judged against that plan, the one the
+   pinned f32 kernel would run on. */
 static bmm__cpu_choice bmm__cpu_pick(const bmm_plan *pl) {
+  bmm__cpu_choice c;
+  if (bmm__cpu_converted(pl->dtype) && pl->use_ab && pl->strategy != BMM_CPU_REF) {
+    const int64_t e = bmm__cpu_cvt_chunk(pl);
+    const bmm_plan q = bmm__cpu_cvt_plan(pl, e, NULL, NULL, NULL, NULL);
+    c = bmm__cpu_pick_native(&q);
+    c.chunk = e;
+    c.units = bmm__ceil_div(pl->batch, e);
+    c.threads = bmm__cpu_threads(pl, c.units);
+    c.stream = 0;
+    return c;
+  }
+  return bmm__cpu_pick_native(pl);
+}
+
+static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   bmm__cpu_choice c;
   const int sz = (int)bmm_dtype_size(pl->dtype);
   const int64_t m = pl->m, n = pl->n, k = pl->k;
   c.kernel = BMM__CPU_K_ref, c.units = pl->batch, c.why = "", c.stream = bmm__cpu_stream_c(pl);
   c.pin = NULL;
+  c.chunk = 0;
   if (pl->strategy == BMM_CPU_REF) {
+
     /* the oracle: one thread, plain loops, even where A*B does not count */
     c.why = "plain loops (the reference)";
   } else if (!pl->use_ab) {
@@ -705,6 +876,21 @@ static void bmm__cpu_parallel(const bmm_plan *pl, const bmm__cpu_choice *ch, bmm
 #undef BMM__T
 #undef BMM__N
 
+/* the converted dtypes: plain loops and the converting driver only */
+#define BMM__CPU_HALF 1
+#define BMM__T bmm_f16
+#define BMM__N f16
+#include "bmm_cpu.h"
+#undef BMM__T
+#undef BMM__N
+
+#define BMM__T bmm_bf16
+#define BMM__N bf16
+#include "bmm_cpu.h"
+#undef BMM__T
+#undef BMM__N
+#undef BMM__CPU_HALF
+
 #undef BMM__CPU_SECTION
 #define BMM__CPU_SECTION 2 /* complex: BMM__R the component type, BMM__RN its name */
 #define BMM__T bmm_c64
@@ -766,6 +952,14 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
     snprintf(buf + used, len - used, "; the rule's kernel=%s does not apply: %s", pl->rule.kernel,
              ch.pin);
   used = strlen(buf);
+  if (ch.chunk > 0 && used < len) {
+    const char *path = pl->dtype == BMM_F16 ? bmm__cpu_cvt_path_f16 : bmm__cpu_cvt_path_bf16;
+    snprintf(buf + used, len - used,
+             "; %s as f32: chunks of %lld entries converted (%s) into a per-thread buffer, "
+             "C rounded once on store",
+             bmm_dtype_name(pl->dtype), (long long)ch.chunk, path);
+    used = strlen(buf);
+  }
   if (ch.stream && used < len)
     snprintf(buf + used, len - used,
              "; C streamed (non-temporal stores: beta = 0 and the call moves >= "
@@ -909,6 +1103,200 @@ static const bmm__backend_ops bmm__cpu_backend = {
    bmm__cpu_range_fn and does what its bmm__cpu_choice says. */
 
 enum { BMM__FN(section) = (int)sizeof(BMM__T) };
+#ifdef BMM__CPU_HALF
+/* an element as f32 (exact), and an f32 rounded to an element */
+#define BMM__TOF(x) BMM__CAT(BMM__CAT(bmm_, BMM__N), _to_f32)(x)
+#define BMM__FROMF(x) BMM__CAT(bmm_f32_to_, BMM__N)(x)
+#define BMM__LD(x) ((long double)BMM__TOF(x))
+#else
+#define BMM__LD(x) ((long double)(x))
+#endif
+
+/* The oracle (bmm_reference): long double accumulation, packed output, C only
+   read. */
+static void BMM__FN(reference)(const bmm_plan *pl, long double *out, long double *mag) {
+  int64_t bi, i, j, l;
+  for (bi = 0; bi < pl->batch; ++bi) {
+    int64_t oa, ob, oc;
+    bmm_batch_offsets(pl, bi, &oa, &ob, &oc);
+    for (i = 0; i < pl->m; ++i)
+      for (j = 0; j < pl->n; ++j) {
+        long double acc = 0, abs_acc = 0, v, g;
+        const BMM__T *cp =
+            (const BMM__T *)pl->c.ptr + oc + i * pl->c.row_stride + j * pl->c.col_stride;
+        for (l = 0; pl->use_ab && l < pl->k; ++l) {
+          long double x =
+              BMM__LD(
+                  ((const BMM__T *)pl->a.ptr)[oa + i * pl->a.row_stride + l * pl->a.col_stride]) *
+              BMM__LD(
+                  ((const BMM__T *)pl->b.ptr)[ob + l * pl->b.row_stride + j * pl->b.col_stride]);
+          acc += x;
+          abs_acc += x < 0 ? -x : x;
+        }
+        v = (long double)pl->alpha * acc;
+        g = ((long double)pl->alpha < 0 ? -(long double)pl->alpha : (long double)pl->alpha) *
+            abs_acc;
+        if (pl->read_c) {
+          long double bc = (long double)pl->beta * BMM__LD(*cp);
+          v += bc, g += bc < 0 ? -bc : bc;
+        }
+        if (pl->bias) {
+          long double bb = BMM__LD(((const BMM__T *)pl->bias)[j]);
+          v += bb, g += bb < 0 ? -bb : bb;
+        }
+        out[(bi * pl->m + i) * pl->n + j] = v;
+        if (mag) mag[(bi * pl->m + i) * pl->n + j] = g;
+      }
+  }
+}
+
+#undef BMM__LD
+
+#ifdef BMM__CPU_HALF
+/* ---- f16, bf16: plain loops on the halves, and the converting driver -------
+   cpu_ref and the C = beta*C + bias pass compute in f32 straight from the
+   halves; every other kernel is the f32 one over converted chunks
+   (bmm__cpu_pick, "converted dtypes"). */
+BMM__INLINE void BMM__FN(epilogue)(const bmm_plan *pl, BMM__T *cp, float acc, int64_t j) {
+  float r = pl->bias ? BMM__TOF(((const BMM__T *)pl->bias)[j]) : -0.0f;
+  if (pl->read_c) r = BMM__FMA_f32((float)pl->beta, BMM__TOF(*cp), r);
+  *cp = BMM__FROMF(BMM__FMA_f32((float)pl->alpha, acc, r));
+}
+
+/* the product of two halves is exact in f32 (11 + 11 or 8 + 8 bits), so
+   only the sums round */
+static void BMM__FN(ref)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {
+  int64_t bi;
+  (void)ch;
+  for (bi = b0; bi < b1; ++bi) {
+    int64_t oa, ob, oc, i, j, l;
+    bmm_batch_offsets(pl, bi, &oa, &ob, &oc);
+    for (i = 0; i < pl->m; ++i)
+      for (j = 0; j < pl->n; ++j) {
+        float acc = 0;
+        BMM__T *cp = (BMM__T *)pl->c.ptr + oc + i * pl->c.row_stride + j * pl->c.col_stride;
+        if (pl->use_ab) {
+          const BMM__T *ap = (const BMM__T *)pl->a.ptr + oa + i * pl->a.row_stride;
+          const BMM__T *bp = (const BMM__T *)pl->b.ptr + ob + j * pl->b.col_stride;
+          for (l = 0; l < pl->k; ++l)
+            acc += BMM__TOF(ap[l * pl->a.col_stride]) * BMM__TOF(bp[l * pl->b.row_stride]);
+        }
+        BMM__FN(epilogue)(pl, cp, acc, j);
+      }
+  }
+}
+
+static void BMM__FN(scale)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {
+  int64_t bi, i, j;
+  (void)ch;
+  for (bi = b0; bi < b1; ++bi) {
+    int64_t oa, ob, oc;
+    bmm__cpu_offsets(pl, bi, &oa, &ob, &oc);
+    for (i = 0; i < pl->m; ++i)
+      for (j = 0; j < pl->n; ++j)
+        BMM__FN(epilogue)
+    (pl, (BMM__T *)pl->c.ptr + oc + i * pl->c.row_stride + j * pl->c.col_stride, 0, j);
+  }
+}
+
+/* One operand (rows x cols, which: 0 A, 1 B, 2 C) of entries [b0, b0 + cnt)
+   between the halves and a packed f32 chunk: row-major entries one after the
+   other, or (inner) batch-innermost, element (e, i, j) at (i*cols + j)*cnt +
+   e. to_f32: halves -> f32, else f32 -> halves. Runs contiguous on both sides
+   go to the bulk converters whole. */
+static void BMM__FN(cvt_operand)(const bmm_plan *pl, const bmm_operand *o, int which, int64_t b0,
+                                 int64_t cnt, int64_t rows, int64_t cols, float *buf, int inner,
+                                 int to_f32) {
+  const int64_t rs = o->row_stride, cs = o->col_stride;
+  BMM__T *base = (BMM__T *)(uintptr_t)o->ptr;
+  int64_t e, i, j;
+  if (inner) { /* batch-innermost (at most one batch dim): runs over entries */
+    const int64_t bs = pl->ndims ? o->batch_stride[0] : 0;
+    for (i = 0; i < rows; ++i)
+      for (j = 0; j < cols; ++j) {
+        BMM__T *h = base + b0 * bs + i * rs + j * cs;
+        float *f = buf + (i * cols + j) * cnt;
+        if (to_f32)
+          BMM__CAT(bmm__cpu_to_f32_, BMM__N)(f, 1, h, bs, cnt);
+        else
+          BMM__CAT(bmm__cpu_from_f32_, BMM__N)(h, bs, f, 1, cnt);
+      }
+    return;
+  }
+  for (e = 0; e < cnt; ++e) {
+    int64_t off[3];
+    BMM__T *h;
+    float *f = buf + e * rows * cols;
+    bmm__cpu_offsets(pl, b0 + e, &off[0], &off[1], &off[2]);
+    h = base + off[which];
+    if (cs == 1 && rs == cols) { /* a packed entry: one run, with the packed entries after it */
+      const int64_t run = pl->ndims == 1 && o->batch_stride[0] == rows * cols ? cnt - e : 1;
+      if (to_f32)
+        BMM__CAT(bmm__cpu_to_f32_, BMM__N)(f, 1, h, 1, run * rows * cols);
+      else
+        BMM__CAT(bmm__cpu_from_f32_, BMM__N)(h, 1, f, 1, run * rows * cols);
+      e += run - 1;
+      continue;
+    }
+    for (i = 0; i < rows; ++i) {
+      if (to_f32)
+        BMM__CAT(bmm__cpu_to_f32_, BMM__N)(f + i * cols, 1, h + i * rs, cs, cols);
+      else
+        BMM__CAT(bmm__cpu_from_f32_, BMM__N)(h + i * rs, cs, f + i * cols, 1, cols);
+    }
+  }
+}
+
+/* Chunks [u0, u1) of ch->chunk entries: convert, run the f32 kernel
+   ch->kernel on the packed copy, convert C back. The buffer is this call's
+   and this thread's; where it cannot be had the plain loops run instead (no
+   allocation failure may fail the call). */
+static void BMM__FN(convert)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t u0,
+                             int64_t u1) {
+  const int64_t m = pl->m, n = pl->n, k = pl->k, E = ch->chunk;
+  const int inner = pl->strategy == BMM_CPU_BATCH_SIMD, shared = bmm__cpu_cvt_shared_b(pl);
+  const int64_t na = E * m * k, nb = shared ? k * n : E * k * n, nc = E * m * n;
+  float *buf = (float *)malloc(sizeof(float) * (size_t)(na + nb + nc + (pl->bias ? n : 0)));
+  float *fa = buf, *fb = buf + na, *fc = fb + nb, *fbias = fc + nc;
+  const bmm__cpu_range_fn fn = bmm__cpu_kernels_f32[ch->kernel];
+  int64_t u;
+  if (!buf) {
+    BMM__FN(ref)(pl, ch, u0 * E, u1 * E < pl->batch ? u1 * E : pl->batch);
+    return;
+  }
+  if (pl->bias) BMM__CAT(bmm__cpu_to_f32_, BMM__N)(fbias, 1, (const BMM__T *)pl->bias, 1, n);
+  if (shared) BMM__FN(cvt_operand)(pl, &pl->b, 1, 0, 1, k, n, fb, 0, 1);
+  for (u = u0; u < u1; ++u) {
+    const int64_t b0 = u * E, cnt = pl->batch - b0 < E ? pl->batch - b0 : E;
+    const bmm_plan q = bmm__cpu_cvt_plan(pl, cnt, fa, fb, fc, fbias);
+    bmm__cpu_choice c = bmm__cpu_pick_native(&q);
+    c.stream = 0; /* the chunk is to stay in cache */
+    BMM__FN(cvt_operand)(pl, &pl->a, 0, b0, cnt, m, k, fa, inner, 1);
+    if (!shared) BMM__FN(cvt_operand)(pl, &pl->b, 1, b0, cnt, k, n, fb, inner, 1);
+    if (pl->read_c) BMM__FN(cvt_operand)(pl, &pl->c, 2, b0, cnt, m, n, fc, inner, 1);
+    if (fn) bmm__cpu_parallel(&q, &c, fn);
+    BMM__FN(cvt_operand)(pl, &pl->c, 2, b0, cnt, m, n, fc, inner, 0);
+  }
+  free(buf);
+}
+
+/* this dtype's kernels: its own ref and scale, the driver for every f32
+   one; none of the complex ones */
+#define BMM__KFN_OWN(NAME) BMM__FN(NAME),
+#define BMM__KFN_CVT(NAME) BMM__FN(convert),
+#define BMM__KFN_CVT_SHAPE(FORM, M, N, K, SUFFIX) BMM__FN(convert),
+#define BMM__KFN_NONE(NAME) NULL,
+static const bmm__cpu_range_fn BMM__FN(kernels)[BMM__CPU_KERNEL_COUNT] = {
+    BMM__CPU_KERNELS(BMM__KFN_OWN, BMM__KFN_CVT, BMM__KFN_CVT_SHAPE, BMM__KFN_CVT_SHAPE,
+                     BMM__KFN_NONE)};
+#undef BMM__KFN_OWN
+#undef BMM__KFN_CVT
+#undef BMM__KFN_CVT_SHAPE
+#undef BMM__KFN_NONE
+#undef BMM__TOF
+#undef BMM__FROMF
+
+#else /* f32, f64: the kernels */
 #define BMM__FMA(a, b, c) BMM__CAT(BMM__FMA_, BMM__N)(a, b, c)
 
 /* The epilogue every kernel shares: C = alpha*acc + (beta*C + bias), every
@@ -975,44 +1363,6 @@ static void BMM__FN(ref)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t 
             acc += ap[l * pl->a.col_stride] * bp[l * pl->b.row_stride];
         }
         BMM__FN(epilogue)(pl, cp, acc, j);
-      }
-  }
-}
-
-/* The oracle (bmm_reference): long double accumulation, packed output, C only
-   read. */
-static void BMM__FN(reference)(const bmm_plan *pl, long double *out, long double *mag) {
-  int64_t bi, i, j, l;
-  for (bi = 0; bi < pl->batch; ++bi) {
-    int64_t oa, ob, oc;
-    bmm_batch_offsets(pl, bi, &oa, &ob, &oc);
-    for (i = 0; i < pl->m; ++i)
-      for (j = 0; j < pl->n; ++j) {
-        long double acc = 0, abs_acc = 0, v, g;
-        const BMM__T *cp =
-            (const BMM__T *)pl->c.ptr + oc + i * pl->c.row_stride + j * pl->c.col_stride;
-        for (l = 0; pl->use_ab && l < pl->k; ++l) {
-          long double x =
-              (long double)((const BMM__T *)
-                                pl->a.ptr)[oa + i * pl->a.row_stride + l * pl->a.col_stride] *
-              (long double)((const BMM__T *)
-                                pl->b.ptr)[ob + l * pl->b.row_stride + j * pl->b.col_stride];
-          acc += x;
-          abs_acc += x < 0 ? -x : x;
-        }
-        v = (long double)pl->alpha * acc;
-        g = ((long double)pl->alpha < 0 ? -(long double)pl->alpha : (long double)pl->alpha) *
-            abs_acc;
-        if (pl->read_c) {
-          long double bc = (long double)pl->beta * (long double)*cp;
-          v += bc, g += bc < 0 ? -bc : bc;
-        }
-        if (pl->bias) {
-          long double bb = (long double)((const BMM__T *)pl->bias)[j];
-          v += bb, g += bb < 0 ? -bb : bb;
-        }
-        out[(bi * pl->m + i) * pl->n + j] = v;
-        if (mag) mag[(bi * pl->m + i) * pl->n + j] = g;
       }
   }
 }
@@ -1940,6 +2290,7 @@ static const bmm__cpu_range_fn BMM__FN(kernels)[BMM__CPU_KERNEL_COUNT] = {
 #undef BMM__VFMA
 #undef BMM__V16FMA
 #endif
+#endif /* BMM__CPU_HALF */
 
 #else /* BMM__CPU_SECTION == 2: the complex kernels, once per complex dtype ----- \
    BMM__T is the (re, im) struct, BMM__R the type of one part, BMM__RN its real   \

@@ -82,6 +82,8 @@ def main():
         name, dt, batch, m, n, k, layout = r[0], r[1], *map(int, r[2:6]), r[6]
         if args.only and not name.startswith(args.only):
             continue
+        if dt not in ROW_BYTES:  # f16, bf16: the NumPy/JAX peers here are f32 and f64 only
+            continue
         es = ROW_BYTES[dt]
         bsz = k * n if layout == "shared_b_bias" else batch * k * n
         bias = n if layout == "shared_b_bias" else 0

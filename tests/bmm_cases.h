@@ -167,14 +167,7 @@ static inline void bmmx_fill(bmm_dtype dt, void *p, int64_t n, uint64_t *seed) {
   int64_t i;
   n *= bmmx_parts(dt);
   for (i = 0; i < n; ++i) {
-    double v = bmmx_uniform(seed);
-    switch (dt) {
-#define BMMX__X(E, name, T, sz, ACC, ...) \
-  case BMM_##E: ((ACC *)p)[i] = (ACC)v; break;
-      BMM_DTYPES(BMMX__X)
-#undef BMMX__X
-    default: break;
-    }
+    bmm_element_set(dt, p, i, bmmx_uniform(seed));
   }
 }
 
@@ -208,15 +201,8 @@ static inline void bmmx_fill_parallel(bmm_dtype dt, void *p, int64_t n, uint64_t
 static inline void bmmx_poison(bmm_dtype dt, void *p, int64_t n) {
   int64_t i;
   n *= bmmx_parts(dt);
-  for (i = 0; i < n; ++i) {
-    switch (dt) {
-#define BMMX__X(E, name, T, sz, ACC, ...) \
-  case BMM_##E: ((ACC *)p)[i] = (ACC)NAN; break;
-      BMM_DTYPES(BMMX__X)
-#undef BMMX__X
-    default: break;
-    }
-  }
+  for (i = 0; i < n; ++i)
+    bmm_element_set(dt, p, i, NAN);
 }
 
 /* ---- checking ----------------------------------------------------------- */
@@ -236,6 +222,19 @@ static inline double bmmx_median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* the unit roundoff of the dtype's storage (the rounding of C's store),
+   from its BMM_DTYPES row */
+static inline double bmmx_storage_roundoff(bmm_dtype dt) {
+  switch (dt) {
+#define BMMX__FIRST(x, ...) x
+#define BMMX__X(E, name, T, sz, ACC, u, cuda, ...) \
+  case BMM_##E: return BMMX__FIRST(__VA_ARGS__, 0);
+    BMM_DTYPES(BMMX__X)
+#undef BMMX__X
+  default: return 0;
+  }
+}
+
 /* the unit roundoff of the dtype's accumulation, from its BMM_DTYPES row */
 static inline double bmmx_unit_roundoff(bmm_dtype dt) {
   switch (dt) {
@@ -243,20 +242,33 @@ static inline double bmmx_unit_roundoff(bmm_dtype dt) {
   case BMM_##E: return u;
     BMM_DTYPES(BMMX__X)
 #undef BMMX__X
+#undef BMMX__FIRST
   default: return 0;
   }
 }
 
+/* The bound on |got - ref| of one element of a real dtype: BMMX_TOL_C (k +
+   3) u mag for the sum in the accumulation type (u its unit roundoff); where
+   C is stored in a narrower type (f16, bf16), plus that store's rounding, u_s
+   |ref| + half the least subnormal of the storage type (an underflowing
+   result). Complex dtypes: bmmx__entry_compare's bound (storage = accumulation). */
+static inline double bmmx_bound(bmm_dtype dt, int64_t k, double mag, double ref) {
+  const double u = bmmx_unit_roundoff(dt), us = bmmx_storage_roundoff(dt);
+  double b = BMMX_TOL_C * (double)(k + 3) * u * mag;
+  if (us > u) {
+    const uint16_t least2 = 1; /* the least subnormal's bits */
+    const uint32_t least4 = 1;
+    const uint64_t least8 = 1;
+    const size_t es = bmm_dtype_size(dt);
+    const void *least = es == 2 ? (const void *)&least2 : es == 4 ? (const void *)&least4 : &least8;
+    b += us * fabs(ref) + 0.5 * bmm_element_get(dt, least, 0);
+  }
+  return b;
+}
+
 /* part `part` (0 re, 1 im) of element i; part 0 of a real dtype is the value */
 static inline double bmmx__get_part(bmm_dtype dt, const void *p, int64_t i, int part) {
-  i = i * bmmx_parts(dt) + part;
-  switch (dt) {
-#define BMMX__X(E, name, T, sz, ACC, ...) \
-  case BMM_##E: return (double)((const ACC *)p)[i];
-    BMM_DTYPES(BMMX__X)
-#undef BMMX__X
-  default: return 0;
-  }
+  return bmm_element_get(dt, p, i * bmmx_parts(dt) + part);
 }
 
 /* element i (its real part for a complex dtype) */
@@ -332,7 +344,7 @@ static inline double bmmx__entry_compare(const bmm_problem *p, int64_t bi, const
       if (parts == 1) {
         double g = bmmx__get(p->dtype, got, at);
         double r = (double)ref[i * p->n + j];
-        double bound = BMMX_TOL_C * (double)(p->k + 3) * u * (double)mag[i * p->n + j];
+        double bound = bmmx_bound(p->dtype, p->k, (double)mag[i * p->n + j], r);
         e = bmmx__part_error(g, r, bound);
       } else {
         const double gr = bmmx__get_part(p->dtype, got, at, 0);

@@ -751,7 +751,7 @@ static void test_sem_alpha_beta_bias(void) {
    read shows as a NaN result; also with a huge k=1 problem and bias. */
 static void test_sem_beta0_nan(void) {
   int l, dt;
-  for (dt = BMM_F32; dt <= BMM_F64; ++dt)
+  for (dt = BMM_F32; dt < BMM_DTYPE_COUNT; ++dt)
     for (l = 0; l < BMMX_LAYOUT_COUNT; ++l) {
       static const int64_t shapes[][3] = {{1, 1, 1}, {4, 4, 4}, {17, 3, 9}, {2, 33, 16}};
       int s;
@@ -770,7 +770,7 @@ static void test_sem_beta0_nan(void) {
 /* alpha == 0 or k == 0: A and B are never read (NULL is fine), C = beta*C + bias */
 static void test_sem_alpha0_k0(void) {
   int l, dt, v;
-  for (dt = BMM_F32; dt <= BMM_F64; ++dt)
+  for (dt = BMM_F32; dt < BMM_DTYPE_COUNT; ++dt)
     for (l = 0; l < BMMX_LAYOUT_COUNT; ++l)
       for (v = 0; v < 4; ++v) {
         bmm_problem p = case_shape((bmm_dtype)dt, l, 4, 3, 5, v < 2 ? 0 : 6);
@@ -840,7 +840,7 @@ static int64_t ref_count(const tprob *t, int inf_only) {
 static void test_sem_nonfinite(void) {
   static const int64_t shapes[][3] = {{1, 1, 1}, {3, 4, 5}, {16, 16, 16}, {17, 33, 9}, {5, 2, 70}};
   int l, dt, s;
-  for (dt = BMM_F32; dt <= BMM_F64; ++dt)
+  for (dt = BMM_F32; dt < BMM_DTYPE_COUNT; ++dt)
     for (l = 0; l < BMMX_LAYOUT_COUNT; ++l)
       for (s = 0; s < 5; ++s) {
         bmm_problem p = case_shape((bmm_dtype)dt, l, 4, shapes[s][0], shapes[s][1], shapes[s][2]);
@@ -860,15 +860,8 @@ static void test_sem_nonfinite(void) {
             i = ob + (e == 0 ? (p.k - 1) * t.p.b.row_stride : (p.n - 1) * t.p.b.col_stride);
             where[0] = (unsigned char *)t.b.ptr, where[1] = t.b.init + (size_t)(-t.b.lo) * t.b.es;
           }
-          for (j = 0; j < 2; ++j) {
-            switch (dt) {
-#define X(E, name, T, sz, ACC, ...) \
-  case BMM_##E: ((ACC *)(void *)where[j])[i * bmmx_parts(BMM_##E)] = (ACC)v; break;
-              BMM_DTYPES(X)
-#undef X
-            default: break;
-            }
-          }
+          for (j = 0; j < 2; ++j)
+            bmm_element_set((bmm_dtype)dt, where[j], i * bmmx_parts((bmm_dtype)dt), v);
         }
         tprob_run_all(&t, (unsigned)s);
         CHECK(ref_count(&t, 0) > 0, "%s: the reference has no Inf or NaN (test bug)", t.label);
@@ -883,7 +876,7 @@ static void test_sem_nonfinite(void) {
 static void test_sem_inf_alpha(void) {
   static const int64_t shapes[][3] = {{2, 1, 513}, {3, 300, 600}, {7, 5, 300}};
   int l, dt, s, idx = 0;
-  for (dt = BMM_F32; dt <= BMM_F64; ++dt)
+  for (dt = BMM_F32; dt < BMM_DTYPE_COUNT; ++dt)
     for (l = 0; l < BMMX_LAYOUT_COUNT; ++l)
       for (s = 0; s < 3; ++s, ++idx) {
         bmm_problem p = case_shape((bmm_dtype)dt, l, 2, shapes[s][0], shapes[s][1], shapes[s][2]);
@@ -900,7 +893,7 @@ static void test_sem_inf_alpha(void) {
 static void test_sem_ab_alias(void) {
   static const int64_t shapes[][2] = {{1, 1}, {3, 5}, {16, 16}, {17, 70}, {33, 2}};
   int s, dt;
-  for (dt = BMM_F32; dt <= BMM_F64; ++dt)
+  for (dt = BMM_F32; dt < BMM_DTYPE_COUNT; ++dt)
     for (s = 0; s < 5; ++s) {
       int64_t m = shapes[s][0], k = shapes[s][1];
       bmm_problem p = bmm_problem_rowmajor((bmm_dtype)dt, 6, m, m, k, NULL, NULL, NULL);
@@ -944,7 +937,7 @@ static void test_random_batch7(void) { random_grid(7); }
 
 static void test_random_batch0(void) {
   int l, dt, s;
-  for (dt = BMM_F32; dt <= BMM_F64; ++dt)
+  for (dt = BMM_F32; dt < BMM_DTYPE_COUNT; ++dt)
     for (l = 0; l < BMMX_LAYOUT_COUNT; ++l)
       for (s = 0; s < 3; ++s) {
         bmm_problem p = case_shape((bmm_dtype)dt, l, 0, grid[s * 5], grid[s * 5 + 2], grid[s * 4]);
@@ -1020,7 +1013,7 @@ static void test_seed_sweep(void) {
   static const int layouts[] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS, BMMX_COL_A};
   int64_t k, m;
   int l, dt, idx = 0;
-  for (dt = BMM_F32; dt <= BMM_F64; ++dt)
+  for (dt = BMM_F32; dt < BMM_DTYPE_COUNT; ++dt)
     for (k = 1; k <= 51; ++k)
       for (m = 2; m <= 4; ++m)
         for (l = 0; l < (int)(sizeof layouts / sizeof layouts[0]); ++l) {
@@ -1049,7 +1042,7 @@ static void test_small_squares(void) {
   static const int layouts[] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS};
   int64_t m, dk;
   int l, dt, mode, idx = 0;
-  for (dt = BMM_F32; dt <= BMM_F64; ++dt)
+  for (dt = BMM_F32; dt < BMM_DTYPE_COUNT; ++dt)
     for (m = 2; m <= 16; ++m)
       for (dk = 0; dk <= 1; ++dk)
         for (l = 0; l < (int)(sizeof layouts / sizeof layouts[0]); ++l)
@@ -1064,6 +1057,51 @@ static void test_small_squares(void) {
             tprob_run_all(&t, (unsigned)idx++);
             tprob_free(&t);
           }
+}
+
+/* f16 and bf16 (issue 23): every layout x alpha/beta/bias mode x strategy on
+   shapes that reach each f32 kernel through the converting driver: the seed
+   3x1x25 over several chunks (batch 400), cpu_small's squares, a blocked
+   tile with edges, k > 256 (cpu_blocked's KC blocks), degenerate 1x1x1, and
+   the plain loops of cpu_ref; then explain names the conversion. The
+   bound adds the store's rounding (bmmx_bound). */
+static void test_half_dtypes(void) {
+  static const int64_t shapes[][4] = {{400, 3, 1, 25}, {38, 4, 4, 4},    {38, 16, 16, 16},
+                                      {38, 17, 9, 33}, {6, 33, 40, 300}, {4, 70, 20, 8},
+                                      {2, 1, 1, 1},    {10, 2, 30, 5}};
+  static const bmm_dtype dts[] = {BMM_F16, BMM_BF16};
+  static bmm_f16 ea[3 * 25 * 1000], eb[25 * 1000], ec[3 * 1000];
+  int d, s, l, mode, idx = 0;
+  char buf[1024];
+  for (d = 0; d < 2; ++d)
+    for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); ++s)
+      for (l = 0; l < BMMX_LAYOUT_COUNT; ++l)
+        for (mode = 0; mode < 4; ++mode) {
+          int bias;
+          bmm_problem p =
+              case_shape(dts[d], l, shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3]);
+          tprob t;
+          char label[64];
+          apply_mode(&p, mode, l, &bias);
+          snprintf(label, sizeof label, "%s #%d %s", bmm_dtype_name(dts[d]), idx,
+                   bmmx_layout_name(l));
+          tprob_make(&t, &p, bias, (uint64_t)idx + 31000, label);
+          if (shapes[s][0] * shapes[s][1] * shapes[s][3] > 60000) t.samples = 9;
+          tprob_run_all(&t, (unsigned)idx++);
+          tprob_free(&t);
+        }
+  for (d = 0; d < 2; ++d) {
+    bmm_problem p = bmm_problem_rowmajor(dts[d], 1000, 3, 1, 25, ea, eb, ec);
+    const char *want = d == 0 ? "f16 as f32: chunks of 159 entries" : "bf16 as f32: chunks";
+    CHECK(bmm_explain(&p, BMM_BACKEND_CPU, buf, sizeof buf) == BMM_OK && contains(buf, want) &&
+              contains(buf, "kernel=small_dot_3x1_k25"),
+          "explain of %s 3x1x25: `%s` lacks `%s` or the f32 kernel", bmm_dtype_name(dts[d]), buf,
+          want);
+    p.strategy = BMM_CPU_REF;
+    CHECK(bmm_explain(&p, BMM_BACKEND_CPU, buf, sizeof buf) == BMM_OK && !contains(buf, "as f32") &&
+              contains(buf, "kernel=ref"),
+          "explain of %s cpu_ref: `%s` (plain loops, no conversion)", bmm_dtype_name(dts[d]), buf);
+  }
 }
 
 /* The public suite (bench/suite.csv), the benchmark's cases, run here over
@@ -1217,7 +1255,7 @@ static void test_batchdims_multi(void) {
   int c, s, i, dt;
   for (c = 0; c < (int)(sizeof cases / sizeof cases[0]); ++c)
     for (s = 0; s < 4; ++s)
-      for (dt = BMM_F32; dt <= BMM_F64; ++dt) {
+      for (dt = BMM_F32; dt < BMM_DTYPE_COUNT; ++dt) {
         bmm_problem p;
         bmm_plan plan;
         tprob t;
@@ -1450,7 +1488,7 @@ static void test_table_malformed(void) {
   static const struct {
     const char *line, *has;
   } bad[] = {
-      {"f16 * * * * * cpu_ref", "field 1"},
+      {"f8 * * * * * cpu_ref", "field 1"},
       {"f32,f65 * * * * * cpu_ref", "field 1"},
       {"f32, * * * * * cpu_ref", "field 1"},
       {"* rowmajr * * * * cpu_ref", "field 2"},
@@ -1638,7 +1676,8 @@ static int test_rules(bmm_table_rule *r) {
 /* a bmmx case, its strategy and explain text under the active table */
 static int auto_choice(bmm_dtype dt, int layout, int64_t m, bmm_plan *plan, char *why, size_t len) {
   bmm_problem p = case_shape(dt, layout, 6, m, 4, 5);
-  static double a[4096], b[4096], c[4096], bias[64];
+  /* c128 padded m = 70 spans more than 4096 doubles */
+  static double a[16384], b[16384], c[16384], bias[64];
   p.a.ptr = a, p.b.ptr = b, p.c.ptr = c;
   if (layout == BMMX_SHARED_B_BIAS) p.bias = bias;
   if (bmm_plan_problem(&p, BMM_BACKEND_CPU, plan) != BMM_OK) return 0;
@@ -1895,7 +1934,7 @@ static void test_explain(void) {
   char why[2048], ctx[160], want[64];
   bmm_plan plan;
   /* under the default table: names the strategy, the rule and every skipped rule */
-  for (dt = BMM_F32; dt <= BMM_F64; ++dt)
+  for (dt = BMM_F32; dt < BMM_DTYPE_COUNT; ++dt)
     for (l = 0; l < BMMX_LAYOUT_COUNT; ++l)
       for (i = 0; i < 3; ++i) {
         int64_t m = i == 0 ? 1 : i == 1 ? 8 : 70;
@@ -2552,7 +2591,7 @@ static void test_regress_claims_degenerate(void) {
                {9, 1, 1, 1, 1.5, "m = n = k = 1"},
                {1, 1, 1, 1, 0.0, "all 1, alpha 0"}};
   int c, i, dt;
-  for (dt = BMM_F32; dt <= BMM_F64; ++dt)
+  for (dt = BMM_F32; dt < BMM_DTYPE_COUNT; ++dt)
     for (c = 0; c < (int)(sizeof cases / sizeof cases[0]); ++c) {
       bmm_problem p = case_shape((bmm_dtype)dt, BMMX_BATCH_INNER, cases[c].batch, cases[c].m,
                                  cases[c].n, cases[c].k);
@@ -2754,6 +2793,7 @@ static void test_regress_unsupported_names(void) {
   X(random_large)               \
   X(seed_sweep)                 \
   X(small_squares)              \
+  X(half_dtypes)                \
   X(suite_cases)                \
   X(batchdims_seed)             \
   X(batchdims_xw_bias)          \
@@ -2824,7 +2864,8 @@ int main(int argc, char **argv) {
   printf("bmm %s CPU tests, OpenMP off\n", BMM_VERSION);
 #endif
   printf("error bound: |got - ref| <= %g * (k + 3) * u * (|alpha| sum|a||b| + |beta c| + |bias|),"
-         " u = 2^-24 (f32), 2^-53 (f64); ref in long double\n",
+         " u = 2^-24 (f32, f16, bf16: sums in f32), 2^-53 (f64); f16, bf16 also + u_s |ref| +"
+         " eta/2, u_s = 2^-11 (f16), 2^-8 (bf16), eta the least subnormal; ref in long double\n",
          BMMX_TOL_C);
   for (i = 0; i < (int)(sizeof tests / sizeof tests[0]); ++i) {
     int want = argc < 2;

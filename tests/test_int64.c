@@ -265,7 +265,8 @@ static void overflow(bmm_dtype dt) {
   expect_status("C's hi - lo overflows (mixed signs)", &p, BMM_OVERFLOW);
   p = q, p.batch[0] = 3, p.c.batch_stride[0] = G62 - 1, p.c.row_stride = -(G62 / 2 - 1);
   expect_status("C's reach over three dims overflows", &p, BMM_OVERFLOW);
-  p = q, p.c.row_stride = ((int64_t)1 << 61) + 1;
+  /* 2^63 bytes / element size + 1 elements: past INT64_MAX bytes for any dtype */
+  p = q, p.c.row_stride = (int64_t)(((uint64_t)1 << 63) / bmm_dtype_size(dt)) + 1;
   expect_status("C's span in bytes overflows", &p, BMM_OVERFLOW);
   p = q, p.batch[0] = 2, p.batch_dims = 1, p.a.batch_stride[0] = INT64_MAX;
   expect_status("a.batch_stride = INT64_MAX", &p, BMM_OVERFLOW);

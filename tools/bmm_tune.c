@@ -322,11 +322,13 @@ static int bmmt_grid_load(const char *path, bmm_backend be, bmmt_grid *g) {
       if (nm <= 0 || nn <= 0 || nkk <= 0 || nb <= 0)
         return fclose(f), bmmt__fail_line(path, ln, "lists of sizes", line);
       for (tok = strtok(w[1], ","); tok; tok = strtok(NULL, ",")) {
-        bmm_dtype dt = strcmp(tok, "f32") == 0   ? BMM_F32
-                       : strcmp(tok, "f64") == 0 ? BMM_F64
-                                                 : BMM_DTYPE_UNSET;
+        bmm_dtype dt = BMM_DTYPE_UNSET;
         char lays[256], *save = lays, *lt;
-        if (dt == BMM_DTYPE_UNSET) return fclose(f), bmmt__fail_line(path, ln, "f32 or f64", tok);
+        int di;
+        for (di = BMM_DTYPE_UNSET + 1; di < BMM_DTYPE_COUNT; ++di)
+          if (strcmp(tok, bmm_dtype_name((bmm_dtype)di)) == 0) dt = (bmm_dtype)di;
+        if (dt == BMM_DTYPE_UNSET)
+          return fclose(f), bmmt__fail_line(path, ln, "a dtype name (f32, f64, f16, bf16)", tok);
         snprintf(lays, sizeof lays, "%s", w[2]);
         while ((lt = save) != NULL) {
           char *comma = strchr(lt, ',');

@@ -7,15 +7,26 @@ import bmm
 DTYPES = list(bmm.dtypes)
 
 
-def tol(dt, k):
+# f16 and bf16 sum in f32 and round C once (README, "Numerics"): u of the sums,
+# and the unit roundoff of the stored dtype
+HALF_U = {"float16": 2.0 ** -11, "bfloat16": 2.0 ** -8}
+
+
+def tol(dt, k, want=None):
     # README's bound 2 (k + 3) u per unit of |a||b|, complex 2 sqrt(2) (2k + 4) u;
     # inputs here are O(1)
     dt = np.dtype(dt)
     if dt.kind == "c":
         u = float(np.finfo(dt).eps) / 2
         return 2 * 2 ** 0.5 * (2 * k + 4) * u * 8 * max(k, 1)
-    u = {4: 2.0 ** -24, 8: 2.0 ** -53, 2: 2.0 ** -11}[dt.itemsize]
-    return 2 * (k + 3) * u * 8 * max(k, 1)
+    u = {4: 2.0 ** -24, 8: 2.0 ** -53, 2: 2.0 ** -24}[dt.itemsize]
+    t = 2 * (k + 3) * u * 8 * max(k, 1)
+    if dt.name in HALF_U:
+        # plus C's rounding to the dtype, in bmm and (numpy computes in the
+        # dtype too) in the expected value: a few units of it
+        top = float(np.max(np.abs(want.astype(np.float64)))) if want is not None and want.size else 0
+        t += 8 * HALF_U[dt.name] * (top + 1)
+    return t
 
 
 def rand(rng, shape, dt):
@@ -26,12 +37,52 @@ def rand(rng, shape, dt):
 
 def check(c, want, k):
     assert c.shape == want.shape
+    if c.dtype.name == "bfloat16" and want.dtype == np.float32:
+        want = want.astype(c.dtype)  # ml_dtypes' matmul of bfloat16 returns float32
     assert c.dtype == want.dtype
-    np.testing.assert_allclose(c, want, rtol=0, atol=tol(c.dtype, k))
+    np.testing.assert_allclose(c.astype(np.float64), want.astype(np.float64), rtol=0,
+                               atol=tol(c.dtype, k, want))
 
 
 def test_dtypes_cover_f32_f64():
     assert np.dtype(np.float32) in DTYPES and np.dtype(np.float64) in DTYPES
+
+
+def test_dtypes_cover_halves():
+    # numpy names float16; bfloat16 where ml_dtypes (which jax brings) is installed
+    assert np.dtype(np.float16) in DTYPES
+    try:
+        import ml_dtypes
+    except ImportError:
+        return
+    assert np.dtype(ml_dtypes.bfloat16) in DTYPES
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_halves_against_f64(name):
+    # the README's bound, checked against a float64 product of the same inputs
+    if name == "bfloat16":
+        ml_dtypes = pytest.importorskip("ml_dtypes")
+        dt = np.dtype(ml_dtypes.bfloat16)
+    else:
+        dt = np.dtype(np.float16)
+    rng = np.random.default_rng(7)
+    for sa, sb in [((1000, 3, 25), (1000, 25, 1)), ((50, 16, 16), (50, 16, 16)),
+                   ((3, 40, 300), (3, 300, 20))]:
+        a, b = rand(rng, sa, dt), rand(rng, sb, dt)
+        bias = rand(rng, (sb[-1],), dt)
+        c0 = rand(rng, sa[:-1] + sb[-1:], dt)
+        c = c0.copy()
+        bmm.matmul(a, b, out=c, alpha=0.75, beta=-0.5, bias=bias)
+        a64, b64 = a.astype(np.float64), b.astype(np.float64)
+        ref = 0.75 * np.matmul(a64, b64) - 0.5 * c0.astype(np.float64) + bias.astype(np.float64)
+        mag = (0.75 * np.matmul(np.abs(a64), np.abs(b64)) + 0.5 * np.abs(c0.astype(np.float64))
+               + np.abs(bias.astype(np.float64)))
+        k = sa[-1]
+        bound = 2 * (k + 3) * 2.0 ** -24 * mag + HALF_U[name] * np.abs(ref) + 2.0 ** -25
+        err = np.abs(c.astype(np.float64) - ref)
+        assert np.all(err <= bound), float(np.max(err / bound))
+        assert "as f32" in bmm.explain(a, b)
 
 
 SHAPES = [
