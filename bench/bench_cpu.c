@@ -357,9 +357,11 @@ int main(int argc, char **argv) {
     return 2;
   }
   bw = bench_copy_bw((size_t)256 << 20);
-  /* f16 and bf16 compute in f32 (bmm_cpu.h, "converted dtypes"): the f32 peak */
+  /* f16 and bf16 compute in f32 (bmm_cpu.h, "converted dtypes"): the f32 peak;
+     complex counts real operations (bmmx_flops) at the peak of its part */
   peak[BMM_F32] = bench_fma_peak_f32(), peak[BMM_F64] = bench_fma_peak_f64();
-  peak[BMM_F16] = peak[BMM_BF16] = peak[BMM_F32];
+  peak[BMM_F16] = peak[BMM_BF16] = peak[BMM_C64] = peak[BMM_F32];
+  peak[BMM_C128] = peak[BMM_F64];
   if (roofline_only) {
     printf("%.3f %.3f %.3f\n", bw, peak[BMM_F32], peak[BMM_F64]);
     return 0;

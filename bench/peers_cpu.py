@@ -17,7 +17,10 @@ import subprocess
 import sys
 import time
 
-ROW_BYTES = {"f32": 4, "f64": 8}
+ROW_BYTES = {"f32": 4, "f64": 8, "c64": 8, "c128": 16, "f16": 2, "bf16": 2}
+COMPLEX = ("c64", "c128")
+HALF = ("f16", "bf16")
+PART = {"c64": "f32", "c128": "f64", "f16": "f32", "bf16": "f32"}  # the peak each dtype runs at
 
 
 def parse_args():
@@ -82,7 +85,7 @@ def main():
         name, dt, batch, m, n, k, layout = r[0], r[1], *map(int, r[2:6]), r[6]
         if args.only and not name.startswith(args.only):
             continue
-        if dt not in ROW_BYTES:  # f16, bf16: the NumPy/JAX peers here are f32 and f64 only
+        if dt not in ROW_BYTES:
             continue
         es = ROW_BYTES[dt]
         bsz = k * n if layout == "shared_b_bias" else batch * k * n
@@ -92,14 +95,25 @@ def main():
             batch = max(1, int(batch * (args.mb * 1048576 / byts)))
             bsz = k * n if layout == "shared_b_bias" else batch * k * n
             byts = es * (batch * m * k + bsz + bias + batch * m * n)
-        flops = 2.0 * batch * m * n * k
-        floor_s = max(byts / (bw * 1e9), flops / (peak[dt] * 1e9))
-        npdt = np.float32 if dt == "f32" else np.float64
+        # real FLOPs: a complex multiply-add is 4 real multiply-adds, at the peak of its part
+        flops = (8.0 if dt in COMPLEX else 2.0) * batch * m * n * k
+        floor_s = max(byts / (bw * 1e9), flops / (peak[PART.get(dt, dt)] * 1e9))
+        if dt == "bf16":  # NumPy has no bfloat16: ml_dtypes' (JAX's) type; NumPy is not timed
+            import ml_dtypes
+
+            npdt = ml_dtypes.bfloat16
+        else:
+            npdt = {"f32": np.float32, "f64": np.float64, "c64": np.complex64,
+                    "c128": np.complex128, "f16": np.float16}[dt]
 
         def rnd(*shape):
-            x = rng.uniform(-1, 1, size=shape).astype(npdt)
+            x = rng.uniform(-1, 1, size=shape)
             x[x == 0] = 0.5
-            return x
+            if dt in COMPLEX:
+                y = rng.uniform(-1, 1, size=shape)
+                y[y == 0] = 0.5
+                x = x + 1j * y
+            return x.astype(npdt)
 
         # operands in the stored layout of the suite
         if layout == "batch_inner":
@@ -125,8 +139,9 @@ def main():
                 np.add(c, bv, out=c)
 
         results = []
-        with threadpool_limits(limits=args.threads):
-            results.append(("numpy", time_it(np_run, args.reps), lambda: c))
+        if dt != "bf16":
+            with threadpool_limits(limits=args.threads):
+                results.append(("numpy", time_it(np_run, args.reps), lambda: c))
         if jnp is not None:
             ja, jb = jax.device_put(a), jax.device_put(b)
             jbv = jax.device_put(bv) if bv is not None else None
@@ -181,21 +196,26 @@ def time_it(fn, min_reps):
 
 def check(np, a, b, bias, c, dt, k):
     """Worst |err| / bound over up to 64 sampled batch entries, the bound being
-    the one of tests/bmm_cases.h: 2 (k+3) u sum|a||b| (+|bias|)."""
-    u = 2.0**-24 if dt == "f32" else 2.0**-53
+    the one of tests/bmm_cases.h: 2 (k+3) u sum|a||b| (+|bias|), complex: the
+    README's 2 sqrt(2) (2k+4) u sum|a||b| (+|bias|); f16 / bf16: the same with
+    the half's own u, since a peer may sum in the half type (bmm sums in f32 and
+    meets the tighter bound of the README, which tests/ enforce)."""
+    u = {"f32": 2.0**-24, "c64": 2.0**-24, "f16": 2.0**-11, "bf16": 2.0**-8}.get(dt, 2.0**-53)
+    wide = np.complex128 if dt in COMPLEX else np.float64
     idx = np.unique(np.linspace(0, a.shape[0] - 1, min(64, a.shape[0])).astype(int))
     bb = b if b.ndim == 2 else None
     worst = 0.0
     for i in idx:
-        ai = a[i].astype(np.float64)
-        bi = (bb if bb is not None else b[i]).astype(np.float64)
+        ai = a[i].astype(wide)
+        bi = (bb if bb is not None else b[i]).astype(wide)
         ref = ai @ bi
         mag = np.abs(ai) @ np.abs(bi)
         if bias is not None:
-            ref = ref + bias.astype(np.float64)
-            mag = mag + np.abs(bias.astype(np.float64))
-        bound = 2.0 * (k + 3) * u * mag + 1e-300
-        e = np.abs(c[i].astype(np.float64) - ref) / bound
+            ref = ref + bias.astype(wide)
+            mag = mag + np.abs(bias.astype(wide))
+        scale = 2.0 * np.sqrt(2.0) * (2 * k + 4) if dt in COMPLEX else 2.0 * (k + 3)
+        bound = scale * u * mag + 1e-300
+        e = np.abs(c[i].astype(wide) - ref) / bound
         if not np.all(np.isfinite(e)):
             return float("inf")
         worst = max(worst, float(e.max()))

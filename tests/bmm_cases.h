@@ -537,8 +537,10 @@ static inline double bmmx_min_bytes(const bmmx_case *c, int reads_c) {
   return (double)bmm_dtype_size(c->dtype) * (double)(a + b + s.bias + cc * (reads_c ? 2 : 1));
 }
 
+/* Real floating-point operations: a complex multiply-add is four real ones. */
 static inline double bmmx_flops(const bmmx_case *c) {
-  return 2.0 * (double)c->batch * (double)c->m * (double)c->n * (double)c->k;
+  return (bmm_dtype_is_complex(c->dtype) ? 8.0 : 2.0) * (double)c->batch * (double)c->m *
+         (double)c->n * (double)c->k;
 }
 
 /* ---- describing and bounding a problem (tests) -------------------------- */

@@ -14,19 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static long g_passed, g_failed;
-#define CHECK(ok, ...)                              \
-  do {                                              \
-    if (ok) {                                       \
-      ++g_passed;                                   \
-    } else {                                        \
-      if (++g_failed <= 20) {                       \
-        printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-        printf(__VA_ARGS__);                        \
-        printf("\n");                               \
-      }                                             \
-    }                                               \
-  } while (0)
+#include "tests/bmm_test.h"
+#define CHECK BMMX_CHECK
 
 static uint32_t bits_of(float f) {
   uint32_t x;
@@ -239,12 +228,11 @@ static void test_bulk(void) {
 }
 
 int main(void) {
-  test_all_halves();
+  bmmx_test_begin("all_halves"), test_all_halves(), bmmx_test_end();
   make_values();
-  test_f32_to_half();
-  test_bulk();
+  bmmx_test_begin("f32_to_half"), test_f32_to_half(), bmmx_test_end();
+  bmmx_test_begin("bulk"), test_bulk(), bmmx_test_end();
   printf("conversions: f16 %s, bf16 %s; %d f32 values\n", bmm__cpu_cvt_path_f16,
          bmm__cpu_cvt_path_bf16, g_nvals);
-  printf("%ld passed, %ld failed\n", g_passed, g_failed);
-  return g_failed ? 1 : 0;
+  return bmmx_summary();
 }
