@@ -256,12 +256,22 @@ static inline double bmmx_bound(bmm_dtype dt, int64_t k, double mag, double ref)
   const double u = bmmx_unit_roundoff(dt), us = bmmx_storage_roundoff(dt);
   double b = BMMX_TOL_C * (double)(k + 3) * u * mag;
   if (us > u) {
-    const uint16_t least2 = 1; /* the least subnormal's bits */
-    const uint32_t least4 = 1;
-    const uint64_t least8 = 1;
+    /* the least subnormal's bits; one initialised object (three with a
+       pointer chosen among them made gcc -O2 warn maybe-uninitialized) */
+    union {
+      uint16_t h;
+      uint32_t f;
+      uint64_t d;
+    } least;
     const size_t es = bmm_dtype_size(dt);
-    const void *least = es == 2 ? (const void *)&least2 : es == 4 ? (const void *)&least4 : &least8;
-    b += us * fabs(ref) + 0.5 * bmm_element_get(dt, least, 0);
+    memset(&least, 0, sizeof least);
+    if (es == 2)
+      least.h = 1;
+    else if (es == 4)
+      least.f = 1;
+    else
+      least.d = 1;
+    b += us * fabs(ref) + 0.5 * bmm_element_get(dt, &least, 0);
   }
   return b;
 }
