@@ -1152,6 +1152,58 @@ static void BMM__FN(reference)(const bmm_plan *pl, long double *out, long double
 
 #undef BMM__LD
 
+/* ---- cpu_ref: plain loops over any strides --------------------------------
+   Sums in BMM__ACC: the element type, or f32 for the halves (the product of
+   two halves is exact in f32, 11 + 11 or 8 + 8 bits, so only the sums round).
+   The epilogue is the dtype's own (below). */
+#ifdef BMM__CPU_HALF
+#define BMM__ACC float
+#define BMM__TOA(x) BMM__TOF(x)
+#else
+#define BMM__ACC BMM__T
+#define BMM__TOA(x) (x)
+#endif
+BMM__INLINE void BMM__FN(epilogue)(const bmm_plan *pl, BMM__T *cp, BMM__ACC acc, int64_t j);
+
+static void BMM__FN(ref)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {
+  int64_t bi;
+  (void)ch;
+  for (bi = b0; bi < b1; ++bi) {
+    int64_t oa, ob, oc, i, j, l;
+    bmm_batch_offsets(pl, bi, &oa, &ob, &oc);
+    for (i = 0; i < pl->m; ++i)
+      for (j = 0; j < pl->n; ++j) {
+        BMM__ACC acc = 0;
+        BMM__T *cp = (BMM__T *)pl->c.ptr + oc + i * pl->c.row_stride + j * pl->c.col_stride;
+        if (pl->use_ab) {
+          const BMM__T *ap = (const BMM__T *)pl->a.ptr + oa + i * pl->a.row_stride;
+          const BMM__T *bp = (const BMM__T *)pl->b.ptr + ob + j * pl->b.col_stride;
+          for (l = 0; l < pl->k; ++l)
+            acc += BMM__TOA(ap[l * pl->a.col_stride]) * BMM__TOA(bp[l * pl->b.row_stride]);
+        }
+        BMM__FN(epilogue)(pl, cp, acc, j);
+      }
+  }
+}
+
+/* k == 0 or alpha == 0: A and B are NULL, C = beta*C + bias (alpha*0 kept, so
+   an infinite alpha gives NaN exactly as the reference does). */
+static void BMM__FN(scale)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {
+  int64_t bi, i, j;
+  (void)ch;
+  for (bi = b0; bi < b1; ++bi) {
+    int64_t oa, ob, oc;
+    bmm__cpu_offsets(pl, bi, &oa, &ob, &oc);
+    for (i = 0; i < pl->m; ++i)
+      for (j = 0; j < pl->n; ++j) {
+        BMM__T *cp = (BMM__T *)pl->c.ptr + oc + i * pl->c.row_stride + j * pl->c.col_stride;
+        BMM__FN(epilogue)(pl, cp, 0, j);
+      }
+  }
+}
+#undef BMM__TOA
+#undef BMM__ACC
+
 #ifdef BMM__CPU_HALF
 /* ---- f16, bf16: plain loops on the halves, and the converting driver -------
    cpu_ref and the C = beta*C + bias pass compute in f32 straight from the
@@ -1161,42 +1213,6 @@ BMM__INLINE void BMM__FN(epilogue)(const bmm_plan *pl, BMM__T *cp, float acc, in
   float r = pl->bias ? BMM__TOF(((const BMM__T *)pl->bias)[j]) : -0.0f;
   if (pl->read_c) r = BMM__FMA_f32((float)pl->beta, BMM__TOF(*cp), r);
   *cp = BMM__FROMF(BMM__FMA_f32((float)pl->alpha, acc, r));
-}
-
-/* the product of two halves is exact in f32 (11 + 11 or 8 + 8 bits), so
-   only the sums round */
-static void BMM__FN(ref)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {
-  int64_t bi;
-  (void)ch;
-  for (bi = b0; bi < b1; ++bi) {
-    int64_t oa, ob, oc, i, j, l;
-    bmm_batch_offsets(pl, bi, &oa, &ob, &oc);
-    for (i = 0; i < pl->m; ++i)
-      for (j = 0; j < pl->n; ++j) {
-        float acc = 0;
-        BMM__T *cp = (BMM__T *)pl->c.ptr + oc + i * pl->c.row_stride + j * pl->c.col_stride;
-        if (pl->use_ab) {
-          const BMM__T *ap = (const BMM__T *)pl->a.ptr + oa + i * pl->a.row_stride;
-          const BMM__T *bp = (const BMM__T *)pl->b.ptr + ob + j * pl->b.col_stride;
-          for (l = 0; l < pl->k; ++l)
-            acc += BMM__TOF(ap[l * pl->a.col_stride]) * BMM__TOF(bp[l * pl->b.row_stride]);
-        }
-        BMM__FN(epilogue)(pl, cp, acc, j);
-      }
-  }
-}
-
-static void BMM__FN(scale)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {
-  int64_t bi, i, j;
-  (void)ch;
-  for (bi = b0; bi < b1; ++bi) {
-    int64_t oa, ob, oc;
-    bmm__cpu_offsets(pl, bi, &oa, &ob, &oc);
-    for (i = 0; i < pl->m; ++i)
-      for (j = 0; j < pl->n; ++j)
-        BMM__FN(epilogue)
-    (pl, (BMM__T *)pl->c.ptr + oc + i * pl->c.row_stride + j * pl->c.col_stride, 0, j);
-  }
 }
 
 /* One operand (rows x cols, which: 0 A, 1 B, 2 C) of entries [b0, b0 + cnt)
@@ -1342,44 +1358,6 @@ BMM__INLINE void BMM__FN(store)(const bmm_plan *pl, BMM__T *cp, int64_t cs, cons
       if (pl->read_c) r = BMM__FMA(be, cp[t * cs], r);
       cp[t * cs] = BMM__FMA(al, acc[t], r);
     }
-  }
-}
-
-/* ---- cpu_ref: plain loops over any strides, accumulating in T -------------- */
-static void BMM__FN(ref)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {
-  int64_t bi;
-  (void)ch;
-  for (bi = b0; bi < b1; ++bi) {
-    int64_t oa, ob, oc, i, j, l;
-    bmm_batch_offsets(pl, bi, &oa, &ob, &oc);
-    for (i = 0; i < pl->m; ++i)
-      for (j = 0; j < pl->n; ++j) {
-        BMM__T acc = 0;
-        BMM__T *cp = (BMM__T *)pl->c.ptr + oc + i * pl->c.row_stride + j * pl->c.col_stride;
-        if (pl->use_ab) {
-          const BMM__T *ap = (const BMM__T *)pl->a.ptr + oa + i * pl->a.row_stride;
-          const BMM__T *bp = (const BMM__T *)pl->b.ptr + ob + j * pl->b.col_stride;
-          for (l = 0; l < pl->k; ++l)
-            acc += ap[l * pl->a.col_stride] * bp[l * pl->b.row_stride];
-        }
-        BMM__FN(epilogue)(pl, cp, acc, j);
-      }
-  }
-}
-
-/* k == 0 or alpha == 0: A and B are NULL, C = beta*C + bias (alpha*0 kept, so
-   an infinite alpha gives NaN exactly as the reference does). */
-static void BMM__FN(scale)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {
-  int64_t bi, i, j;
-  (void)ch;
-  for (bi = b0; bi < b1; ++bi) {
-    int64_t oa, ob, oc;
-    bmm__cpu_offsets(pl, bi, &oa, &ob, &oc);
-    for (i = 0; i < pl->m; ++i)
-      for (j = 0; j < pl->n; ++j) {
-        BMM__T *cp = (BMM__T *)pl->c.ptr + oc + i * pl->c.row_stride + j * pl->c.col_stride;
-        BMM__FN(epilogue)(pl, cp, 0, j);
-      }
   }
 }
 
