@@ -46,6 +46,10 @@ typedef struct bmmt_driver {
   /* seconds for `calls` back-to-back calls, all finished; *st the first failure */
   double (*time)(const bmm_problem *p, int calls, bmm_status *st);
   double min_sample; /* seconds one timing sample should at least last */
+  /* --model: seconds one call of c is PREDICTED to take under the installed
+     table (tools/model/tune_model.h), 0 and *st set where it cannot run;
+     NULL: time it. Nothing is run for its result, so nothing is checked. */
+  double (*predict)(const bmmx_case *c, bmm_status *st);
 } bmmt_driver;
 
 static double bmmt__now(void) {
@@ -381,6 +385,7 @@ typedef struct bmmt_state {
   bmm_dtype filled;    /* dtype of the random data now in the buffers */
   uint64_t seed;
   int reps;
+  double keep; /* the suite keeps the default's choice where tuned > keep x default */
   /* progress */
   double t0, last_draw, work_total, work_done;
   int tty;
@@ -425,7 +430,7 @@ static void bmmt__free(bmmt_state *S) {
 /* Random inputs of dtype dt in every buffer (A, B, bias), uploaded once per dtype. */
 static void bmmt__fill(bmmt_state *S, bmm_dtype dt) {
   int b;
-  if (S->filled == dt) return;
+  if (S->filled == dt || S->d->predict) return; /* the model reads no data */
   for (b = 0; b < 4; ++b) {
     if (b == 2) continue;
     bmmx_fill(dt, S->h[b], S->most[b], &S->seed);
@@ -479,6 +484,20 @@ static void bmmt__time_cands(bmmt_state *S, const bmmx_case *c, bmmt_cand *cd, i
   double best = HUGE_VAL;
   int i, r;
   if (reps > 64) reps = 64;
+  if (S->d->predict) { /* --model: one deterministic prediction each */
+    for (i = 0; i < ncd; ++i) {
+      bmmt_cand *x = &cd[i];
+      x->samples = 0, x->t = 0, x->worst = 0, x->st = BMM_OK;
+      if (bmm_set_table(S->be, x->rules, x->n) != BMM_OK) {
+        x->st = BMM_BAD_TABLE;
+        continue;
+      }
+      x->t = S->d->predict(c, &x->st);
+      if (x->st != BMM_OK || !(x->t > 0)) x->t = 0;
+      x->samples = x->t > 0;
+    }
+    return;
+  }
   bmmt__fill(S, c->dtype);
   for (i = 0; i < ncd; ++i) {
     bmmt_cand *x = &cd[i];
@@ -721,7 +740,7 @@ static int bmmt_validate(bmmt_state *S, const char *path, const bmmt_grid *g,
         bmmt__time_cands(S, &r->c, cd, same ? 1 : 2, look * S->reps, HUGE_VAL);
         r->t_dflt = cd[0].t;
         r->t_tuned = same ? cd[0].t : cd[1].t;
-        if (!(r->t_dflt > 0 && r->t_tuned > 1.03 * r->t_dflt)) break;
+        if (!(r->t_dflt > 0 && r->t_tuned > S->keep * r->t_dflt) || S->d->predict) break;
       }
       if (cd[0].t < 0) bmmt__disqualify(S, &r->c, &r->dflt, cd[0].worst);
       if (!same && cd[1].t < 0) bmmt__disqualify(S, &r->c, &r->tuned, cd[1].worst);
@@ -732,12 +751,13 @@ static int bmmt_validate(bmmt_state *S, const char *path, const bmmt_grid *g,
   bmmt__progress(S, "suite measured", 1);
   fprintf(stderr, "\n");
 
-  for (i = 0; i < n; ++i) { /* where the tuned table loses > 3%, keep the default's choice */
+  for (i = 0; i < n;
+       ++i) { /* where the tuned table loses (> 3% timed), keep the default's choice */
     bmmt_suite_row *r = &rows[i];
     bmmt_point q;
     char note[BMM_NOTE_LEN];
     int k;
-    if (r->skipped || !(r->t_dflt > 0) || (r->t_tuned > 0 && r->t_tuned <= 1.03 * r->t_dflt))
+    if (r->skipped || !(r->t_dflt > 0) || (r->t_tuned > 0 && r->t_tuned <= S->keep * r->t_dflt))
       continue;
     if (!bmmt__class(&r->c, &q.layout)) continue;
     q.dtype = r->c.dtype, q.m = r->c.m, q.n = r->c.n, q.k = r->c.k, q.batch = r->c.batch;
@@ -843,8 +863,13 @@ static int bmmt__write(const char *path, const char *text) {
 
 /* ---- main ---------------------------------------------------------------------- */
 
-#ifdef BMM_TUNE_CUDA
+#if defined(BMM_TUNE_CUDA) && !defined(BMM_TUNE_MODEL)
 static int bmmt_cuda_driver(bmmt_driver *d); /* tools/bmm_tune_cuda.cu */
+#endif
+#ifdef BMM_TUNE_MODEL
+/* tools/model/tune_model.h: arch 90 or 80 (the model's parts), table_arch the
+   default table it replaces (90, 80 or 0 for the generic one) */
+static int bmmt_model_driver(bmmt_driver *d, int arch, int table_arch);
 #endif
 
 /* --list: the grid's problems and candidate counts, nothing measured (any
@@ -884,14 +909,18 @@ static int bmmt_list(const char *path, bmm_backend be, const char *suite) {
 }
 
 static int bmmt__usage(void) {
-  fprintf(
-      stderr,
-      "usage: bmm-tune [--cpu] [--quick] [--grid FILE] [--out FILE] [--header FILE]\n"
-      "                [--suite FILE|none] [--reps N] [--tie PCT] [--max-rules N] [--seed N]\n");
+  fprintf(stderr,
+          "usage: bmm-tune [--cpu] [--quick] [--grid FILE] [--out FILE] [--header FILE]\n"
+          "                [--suite FILE|none] [--reps N] [--tie PCT] [--max-rules N] [--seed N]\n"
+          "       bmm-tune-model --model [--arch sm90|sm80|generic] [same options]\n");
   return 2;
 }
 
-int main(int argc, char **argv) {
+/* the emulator build (tools/model/tune_model.h) has its own main and calls this */
+#ifndef BMMT_MAIN
+#define BMMT_MAIN main
+#endif
+int BMMT_MAIN(int argc, char **argv) {
   static bmmt_grid g;
   static bmmt_state S;
   static bmmt_point pts[BMMT_MAX_ENTRIES];
@@ -903,7 +932,8 @@ int main(int argc, char **argv) {
   const char *grid = NULL, *out = NULL, *hdr = NULL, *suite = "bench/suite.csv";
   char load[64] = "unknown", out_buf[256], hdr_buf[256], name[64], macro[64], date[32], day[16],
        prefix[80], dev[64];
-  int use_cpu = 0, quick = 0, list = 0, reps = 5, max_rules = 0, nd = 0, nt, npts = 0, i, nback = 0;
+  int use_cpu = 0, quick = 0, list = 0, model = 0, model_arch = 90, reps = 5, max_rules = 0, nd = 0,
+      nt, npts = 0, i, nback = 0;
   int exact = 0, within = 0;
   double tie = -1, *times, t_start = bmmt__now();
   time_t now = time(NULL);
@@ -917,7 +947,16 @@ int main(int argc, char **argv) {
       quick = 1;
     else if (strcmp(a, "--list") == 0)
       list = 1;
-    else if (v && strcmp(a, "--grid") == 0)
+    else if (strcmp(a, "--model") == 0)
+      model = 1;
+    else if (v && strcmp(a, "--arch") == 0) {
+      model_arch = strcmp(v, "sm90") == 0      ? 90
+                   : strcmp(v, "sm80") == 0    ? 80
+                   : strcmp(v, "generic") == 0 ? 0
+                                               : -1;
+      ++i;
+      if (model_arch < 0) return bmmt__usage();
+    } else if (v && strcmp(a, "--grid") == 0)
       grid = v, ++i;
     else if (v && strcmp(a, "--out") == 0)
       out = v, ++i;
@@ -940,6 +979,18 @@ int main(int argc, char **argv) {
     return bmmt__usage();
   if (!S.seed) S.seed = 12345;
 
+#ifndef BMM_TUNE_MODEL
+  if (model) {
+    fprintf(stderr, "bmm-tune: --model needs build/bmm-tune-model (the emulator build of the "
+                    "tuner, tools/model/model.ninja)\n");
+    return 2;
+  }
+#else
+  if (!model && !list) {
+    fprintf(stderr, "bmm-tune-model: ranks by the model only: pass --model\n");
+    return 2;
+  }
+#endif
 #ifndef BMM_TUNE_CUDA
   if (!use_cpu && !list) /* no GPU backend in this build: the CPU is what it can tune */
     fprintf(stderr, "bmm-tune: CPU build: tuning the CPU (build/bmm-tune-cuda tunes the GPU)\n");
@@ -951,17 +1002,25 @@ int main(int argc, char **argv) {
                      : (quick ? "tools/grids/cuda_quick.txt" : "tools/grids/cuda.txt");
     return bmmt_list(grid, use_cpu ? BMM_BACKEND_CPU : BMM_BACKEND_CUDA, suite);
   }
-#ifdef BMM_TUNE_CUDA
+#ifdef BMM_TUNE_MODEL
+  if (bmmt_model_driver(&d, model_arch ? model_arch : 80, model_arch) != 0) return 1;
+  use_cpu = 0;
+#elif defined(BMM_TUNE_CUDA)
   if (!use_cpu && bmmt_cuda_driver(&d) != 0) return 1;
 #endif
   if (use_cpu) bmmt__cpu_driver(&d);
   S.d = &d, S.be = d.backend, S.reps = reps, S.tty = isatty(2);
+  /* a timed loss under 3% may be noise; a predicted one is not */
+  S.keep = d.predict ? 1.0 : 1.03;
+  if (d.predict) S.reps = reps = 1;
   /* CPU times scatter by a few percent from run to run (GPU event times far
      less): a rule should not hang on a difference smaller than that */
   if (tie < 0) tie = S.be == BMM_BACKEND_CPU ? 3.0 : 1.0;
   if (!grid)
     grid = use_cpu ? (quick ? "tools/grids/cpu_quick.txt" : "tools/grids/cpu.txt")
-                   : (quick ? "tools/grids/cuda_quick.txt" : "tools/grids/cuda.txt");
+           : model ? (quick ? "tools/grids/cuda_model_quick.txt" : "tools/grids/cuda_model.txt")
+           : quick ? "tools/grids/cuda_quick.txt"
+                   : "tools/grids/cuda.txt";
   if (S.be == BMM_BACKEND_CPU) {
     snprintf(name, sizeof name, "bmm_tuned_cpu");
     snprintf(macro, sizeof macro, "BMM_CPU_TABLE");
@@ -987,6 +1046,11 @@ int main(int argc, char **argv) {
   snprintf(dev, sizeof dev, "%.48s", d.device);
   bmmt__sanitize(dev);
   snprintf(prefix, sizeof prefix, "bmm-tune %.10s %.48s", day, dev);
+#ifdef BMM_TUNE_MODEL
+  /* issue 20: every rule of a table the model chose says so until a GPU
+     measures it */
+  snprintf(prefix, sizeof prefix, "model v%d, not measured", BMM_MODEL_VERSION);
+#endif
 
   {
     FILE *f = fopen("/proc/loadavg", "r");
@@ -1085,6 +1149,11 @@ int main(int argc, char **argv) {
            bmmt__now() - t_start, summary[0] ? summary : "skipped (--suite none)", S.nbad);
   for (i = 0; i < S.nbad; ++i)
     snprintf(comment + strlen(comment), sizeof comment - strlen(comment), "\n  %s", S.bad[i]);
+  if (d.predict)
+    snprintf(comment + strlen(comment), sizeof comment - strlen(comment),
+             "\nPREDICTED, NOT MEASURED: every time above is the model's (--model: "
+             "tools/model/bmm_model.h on emulated traces, 2 blocks per launch); no GPU ran and no "
+             "result was checked here (the emulator tests check them)");
   if (S.be == BMM_BACKEND_CPU)
     snprintf(comment + strlen(comment), sizeof comment - strlen(comment),
              "\nload average at start: %s (other work on the machine inflates and scatters "

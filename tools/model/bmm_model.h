@@ -55,6 +55,11 @@
 #include <math.h>
 #include <stdint.h>
 
+/* The model's version: a table it chose says `model vN, not measured` in
+   every rule (build/bmm-tune-model --model). Bump it when a term or a
+   constant changes, so that such tables show which model chose them. */
+#define BMM_MODEL_VERSION 1
+
 /* the fitted constants (see above) */
 typedef struct bmm_model_consts {
   double eff;      /* DRAM bandwidth reachable, fraction of the copy bandwidth */

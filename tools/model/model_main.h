@@ -486,6 +486,10 @@ static void model_row_run(const model_row *row, bmm_strategy st, int arch, doubl
   *nmb += mb > 0;
 }
 
+#ifdef BMM_TUNE_MODEL
+#include "tools/model/tune_model.h" /* build/bmm-tune-model: the tuner, ranking by the model */
+#endif
+
 static int model_main(int argc, char **argv) {
   const char *suite = NULL, *cal = NULL;
   int sweep = 0, i, archn = 90, fit = 0, nmb = 0;
@@ -493,6 +497,9 @@ static int model_main(int argc, char **argv) {
   static bmm_model_consts given;
   bmm_strategy st = BMM_STRATEGY_AUTO;
   std::vector<model_row> rows;
+#ifdef BMM_TUNE_MODEL
+  if (argc > 0) return bmmt_main(argc, argv); /* the tuner's options, not these */
+#endif
   for (i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--suite") == 0 && i + 1 < argc)
       suite = argv[++i];

@@ -1,0 +1,75 @@
+#!/bin/sh
+# tools/model/tune_model_check.sh - the tuner's --model mode (issue 20), end to
+# end on tools/grids/cuda_model_quick.txt (the seed problem, f32 and f64,
+# K = 5, 15, 40), sm_90:
+#   1. build/bmm-tune-model --model writes a table that parses back (it exits
+#      non-zero otherwise) and whose every rule's note starts
+#      `model vN, not measured`;
+#   2. the table's choice is, at every point, the one the model ranks best:
+#      checked with the other binary, build/bmm-model, by predicting AUTO
+#      under the written table (BMM_TABLE_FILE) and each CUDA strategy forced
+#      (default tunables, a subset of the tuner's candidates): AUTO must be
+#      within 1% (the tuner's tie) of the best forced one. A tuner that ranked
+#      backwards, or ignored the model, picks a slower one somewhere.
+# Usage: sh tools/model/tune_model_check.sh [build/bmm-tune-model [build/bmm-model]]
+set -u
+tuner=${1:-build/bmm-tune-model}
+model=${2:-build/bmm-model}
+if "$tuner" 2>&1 | grep -q '^SKIP'; then
+  "$tuner"
+  exit 0
+fi
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+pass=0
+
+if ! "$tuner" --model --arch sm90 --quick --suite none --out "$T/t.txt" > "$T/tune.log" 2>&1; then
+  cat "$T/tune.log"
+  echo "FAIL: bmm-tune-model --model exited non-zero"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+ver=$(sed -n 's/^#define BMM_MODEL_VERSION \([0-9]*\).*/\1/p' tools/model/bmm_model.h)
+rules=$(grep -c '^[^#]' "$T/t.txt")
+noted=$(grep '^[^#]' "$T/t.txt" | grep -c "# model v$ver, not measured")
+if [ "$rules" -ge 1 ] && [ "$rules" = "$noted" ]; then
+  pass=$((pass + 1))
+else
+  echo "FAIL: $noted of $rules rules say 'model v$ver, not measured'"
+  cat "$T/t.txt"
+  fail=$((fail + 1))
+fi
+
+# the grid's points as a suite file for bmm-model
+echo "name,dtype,batch,m,n,k,layout" > "$T/pts.csv"
+for dt in f32 f64; do
+  for k in 5 15 40; do
+    echo "seed_k$k,$dt,1000000,3,1,$k,rowmajor" >> "$T/pts.csv"
+  done
+done
+# column 20: predicted_pct_of_copy (bmm-model's CSV)
+BMM_TABLE_FILE="$T/t.txt" "$model" --suite "$T/pts.csv" 2> /dev/null |
+  grep '^seed' | cut -d, -f1,2,9,20 > "$T/auto.csv"
+for s in cuda_loop cuda_warp cuda_staged; do
+  "$model" --suite "$T/pts.csv" --strategy $s 2> /dev/null | grep '^seed' |
+    cut -d, -f1,2,9,20 | sed "s/^/$s,/" >> "$T/forced.csv"
+done
+while IFS=, read -r name dt kern pct; do
+  best=$(grep ",$name,$dt," "$T/forced.csv" | awk -F, '$5 != "" && $5 > b { b = $5; w = $1 } END { printf "%s %s", b, w }')
+  b=${best% *}
+  w=${best#* }
+  if awk -v a="$pct" -v b="$b" 'BEGIN { exit !(a != "" && a >= 0.99 * b) }'; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL: $dt $name: the table picks $kern at $pct% (predicted), the model ranks $w best at $b%"
+    fail=$((fail + 1))
+  fi
+done < "$T/auto.csv"
+if [ "$(wc -l < "$T/auto.csv")" -ne 6 ]; then
+  echo "FAIL: bmm-model predicted $(wc -l < "$T/auto.csv") of the 6 points"
+  fail=$((fail + 1))
+fi
+tail -1 "$T/tune.log"
+echo "tune-model: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
