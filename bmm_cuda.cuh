@@ -55,7 +55,8 @@
    Adding a strategy: its BMM_CUDA_STRATEGIES row (bmm.h), its kernel
    template, its BMM__CUDA_VARIANTS row, its bmm__cuda_shape_<name> function
    (the pick does not compile without it) and, if the table should pick it,
-   a rule in BMM__CUDA_SEED_RULES (then regenerate the tables/ files). */
+   a rule in BMM__CUDA_SEED_RULES or the model tables (then regenerate the
+   tables/ files; build/bmm-tune-model --model ranks it by the model). */
 
 #include <cuda_runtime.h>
 #include "bmm.h"
@@ -117,18 +118,22 @@ static_assert((int)(BMM_FORCE_CUDA_STRATEGY) == 0 ||
    see STAGED); split-K warps are the kInput analogue for long K. The tuner
    replaces these rules with measured ones.
 
-   One seed table for every architecture; what differs is a column of
    BMM__CUDA_ARCHS: X(NAME, name, first arch, last arch (0 0: any other
-   device), largest k cuda_staged gets, what). The probe ran on an H100
-   only; sm_8x starts from the same borders (STAGED reads the device's
-   shared-memory limit, 163 KiB on A100, 99 KiB on sm_86). Any other device
-   gets STAGED only to k <= 64, where one f64 batch entry of the largest
-   claimed m, n fits the 48 KiB every architecture grants a block. The first
-   matching row gives a device its table; the generic row must be last. */
-#define BMM__CUDA_ARCHS(X)                                         \
-  X(SM90, sm90, 90, 90, 128, "compute capability 9.0 (H100/H200)") \
-  X(SM80, sm80, 80, 89, 128, "compute capability 8.x")             \
-  X(GENERIC, generic, 0, 0, 64, "any other device")
+   device), what); the first matching row gives a device its table
+   bmm__cuda_table_<name>; the generic row must be last.
+   sm_90: chosen by the model (issue 20: build/bmm-tune-model --model --arch
+   sm90 over tools/grids/cuda_model.txt; PREDICTED, not measured: every
+   note says `model v1, not measured`; bench/notes/model.md, "The tables
+   the model chose"). sm_8x and any other device: the seed rules below.
+   The probe ran on an H100 only; sm_8x starts from the same borders (STAGED
+   reads the device's shared-memory limit, 163 KiB on A100, 99 KiB on
+   sm_86). Any other device gets STAGED only to k <= 64, where one f64 batch
+   entry of the largest claimed m, n fits the 48 KiB every architecture
+   grants a block. */
+#define BMM__CUDA_ARCHS(X)                                    \
+  X(SM90, sm90, 90, 90, "compute capability 9.0 (H100/H200)") \
+  X(SM80, sm80, 80, 89, "compute capability 8.x")             \
+  X(GENERIC, generic, 0, 0, "any other device")
 
 #define BMM__CUDA_SEED_NOTE "seed from issue 4 H100 probe; not yet measured by bmm"
 /* batch-innermost m, n <= 8: a thread per entry reads A and B once, a thread
@@ -149,10 +154,42 @@ static_assert((int)(BMM_FORCE_CUDA_STRATEGY) == 0 ||
       BMM_RULE(.strategy = BMM_CUDA_LOOP, .note = "catch-all, any strides; " BMM__CUDA_SEED_NOTE)
 
 BMM_RULES_BEGIN
-#define BMM__X(NAME, name, lo, hi, staged_k_max, ...) \
-  static const bmm_table_rule bmm__cuda_table_##name[] = {BMM__CUDA_SEED_RULES(staged_k_max)};
-BMM__CUDA_ARCHS(BMM__X)
-#undef BMM__X
+static const bmm_table_rule bmm__cuda_table_sm90[] = {
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_BATCH_INNER, .m_min = 3, .m_max = 3,
+             .n_min = 1, .n_max = 1, .k_min = 25, .k_max = 25, .strategy = BMM_CUDA_BATCH_ENTRY,
+             .note = "kept default, suite seed_k25_batch_inner f64; model v1, not measured"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_min = 32, .m_max = 32,
+             .n_min = 64, .n_max = 64, .k_min = 32, .k_max = 32, .strategy = BMM_CUDA_TILED,
+             .note =
+                 "kept default, suite tiny f64; model v1, not measured; weak: TILED uncalibrated"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_SHARED_B, .m_min = 197, .m_max = 197,
+             .n_min = 768, .n_max = 768, .k_min = 64, .k_max = 64, .strategy = BMM_CUDA_TILED,
+             .note = "kept default, suite linear_bias f64; model v1, not measured; weak: TILED "
+                     "uncalibrated"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F32), .layouts = BMM_L_SHARED_B, .m_min = 197, .m_max = 197,
+             .n_min = 768, .n_max = 768, .k_min = 64, .k_max = 64, .strategy = BMM_CUDA_TILED,
+             .note = "kept default, suite linear_bias f32; model v1, not measured; weak: TILED "
+                     "uncalibrated"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F32), .layouts = BMM_L_ROWMAJOR, .n_min = 46,
+             .strategy = BMM_CUDA_TILED,
+             .note = "model v1, not measured; 2 pts; weak: TILED uncalibrated"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_max = 1, .n_max = 1,
+             .k_min = 17, .strategy = BMM_CUDA_WARP, .note = "model v1, not measured; 2 pts"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_min = 23, .n_min = 23,
+             .k_min = 46, .strategy = BMM_CUDA_TILED,
+             .note = "model v1, not measured; 3 pts; weak: TILED uncalibrated"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_BATCH_INNER, .k_min = 15, .k_max = 35,
+             .strategy = BMM_CUDA_LOOP, .note = "model v1, not measured; 1 pt"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F32) | BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR,
+             .strategy = BMM_CUDA_STAGED,
+             .note = "model v1, not measured; 413 pts; weak: f32 K 5-25 loop/staged"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F32) | BMM_DT(BMM_F64), .layouts = BMM_L_BATCH_INNER,
+             .strategy = BMM_CUDA_BATCH_ENTRY, .note = "model v1, not measured; 9 pts"),
+    BMM_RULE(.strategy = BMM_CUDA_LOOP,
+             .note = "model v1, not measured; catch-all, 6 pts; weak: f32 K 5-25 loop/staged"),
+};
+static const bmm_table_rule bmm__cuda_table_sm80[] = {BMM__CUDA_SEED_RULES(128)};
+static const bmm_table_rule bmm__cuda_table_generic[] = {BMM__CUDA_SEED_RULES(64)};
 BMM_RULES_END
 
 #ifndef BMM_CUDA_TABLE_SM90

@@ -870,6 +870,9 @@ static int bmmt_cuda_driver(bmmt_driver *d); /* tools/bmm_tune_cuda.cu */
 /* tools/model/tune_model.h: arch 90 or 80 (the model's parts), table_arch the
    default table it replaces (90, 80 or 0 for the generic one) */
 static int bmmt_model_driver(bmmt_driver *d, int arch, int table_arch);
+/* notes where a rule's choice rests on a point the model is known weak at */
+static void bmmt_model_caveats(bmm_table_rule *rules, int n, const bmmt_point *pts, int npts);
+static int bmmt_model_annotate(const char *grid, const char *table);
 #endif
 
 /* --list: the grid's problems and candidate counts, nothing measured (any
@@ -949,6 +952,10 @@ int BMMT_MAIN(int argc, char **argv) {
       list = 1;
     else if (strcmp(a, "--model") == 0)
       model = 1;
+#ifdef BMM_TUNE_MODEL
+    else if (v && strcmp(a, "--caveats") == 0) /* re-derive the notes' caveats, predict nothing */
+      return bmmt_model_annotate(grid ? grid : "tools/grids/cuda_model.txt", v);
+#endif
     else if (v && strcmp(a, "--arch") == 0) {
       model_arch = strcmp(v, "sm90") == 0      ? 90
                    : strcmp(v, "sm80") == 0    ? 80
@@ -1134,6 +1141,9 @@ int BMMT_MAIN(int argc, char **argv) {
       bmmt_validate(&S, suite, &g, dflt, nd, tuned, &nt, prefix, summary, sizeof summary) < 0)
     return 1;
   bmm_set_table(S.be, NULL, 0);
+#ifdef BMM_TUNE_MODEL
+  bmmt_model_caveats(tuned, nt, pts, npts);
+#endif
 
   snprintf(comment, sizeof comment,
            "bmm threshold table (%s backend) written by bmm-tune\n"
