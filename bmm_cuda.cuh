@@ -121,13 +121,12 @@ static_assert((int)(BMM_FORCE_CUDA_STRATEGY) == 0 ||
    BMM__CUDA_ARCHS: X(NAME, name, first arch, last arch (0 0: any other
    device), what); the first matching row gives a device its table
    bmm__cuda_table_<name>; the generic row must be last.
-   sm_90: chosen by the model (issue 20: build/bmm-tune-model --model --arch
-   sm90 over tools/grids/cuda_model.txt; PREDICTED, not measured: every
-   note says `model v1, not measured`; bench/notes/model.md, "The tables
-   the model chose"). sm_8x and any other device: the seed rules below.
-   The probe ran on an H100 only; sm_8x starts from the same borders (STAGED
-   reads the device's shared-memory limit, 163 KiB on A100, 99 KiB on
-   sm_86). Any other device gets STAGED only to k <= 64, where one f64 batch
+   sm_90 and sm_8x: chosen by the model (issue 20: build/bmm-tune-model
+   --model --arch sm90|sm80 over tools/grids/cuda_model.txt; PREDICTED, not
+   measured: every note says `model v1, not measured`; bench/notes/model.md,
+   "The tables the model chose"). Any other device: the seed rules below
+   (the model has no part for it; the probe ran on an H100 only). Any other
+   device gets STAGED only to k <= 64, where one f64 batch
    entry of the largest claimed m, n fits the 48 KiB every architecture
    grants a block. */
 #define BMM__CUDA_ARCHS(X)                                    \
@@ -188,7 +187,78 @@ static const bmm_table_rule bmm__cuda_table_sm90[] = {
     BMM_RULE(.strategy = BMM_CUDA_LOOP,
              .note = "model v1, not measured; catch-all, 6 pts; weak: f32 K 5-25 loop/staged"),
 };
-static const bmm_table_rule bmm__cuda_table_sm80[] = {BMM__CUDA_SEED_RULES(128)};
+static const bmm_table_rule bmm__cuda_table_sm80[] = {
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_GENERAL, .m_min = 3, .m_max = 3,
+             .n_min = 1, .n_max = 1, .k_min = 25, .k_max = 25, .strategy = BMM_CUDA_WARP,
+             .note = "kept default, suite seed_k25_col_a f64; model v1, not measured"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_min = 32, .m_max = 32,
+             .n_min = 64, .n_max = 64, .k_min = 32, .k_max = 32, .strategy = BMM_CUDA_TILED,
+             .note =
+                 "kept default, suite tiny f64; model v1, not measured; weak: TILED uncalibrated"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_SHARED_B, .m_min = 197, .m_max = 197,
+             .n_min = 768, .n_max = 768, .k_min = 64, .k_max = 64, .strategy = BMM_CUDA_TILED,
+             .note = "kept default, suite linear_bias f64; model v1, not measured; weak: TILED "
+                     "uncalibrated"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_min = 32, .m_max = 32,
+             .n_min = 32, .n_max = 32, .k_min = 32, .k_max = 32, .strategy = BMM_CUDA_TILED,
+             .note = "kept default, suite square32 f64; model v1, not measured; weak: TILED "
+                     "uncalibrated"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F32), .layouts = BMM_L_GENERAL, .m_min = 3, .m_max = 3,
+             .n_min = 1, .n_max = 1, .k_min = 25, .k_max = 25, .strategy = BMM_CUDA_WARP,
+             .note = "kept default, suite seed_k25_col_a f32; model v1, not measured"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F32), .layouts = BMM_L_ROWMAJOR, .m_min = 32, .m_max = 32,
+             .n_min = 64, .n_max = 64, .k_min = 32, .k_max = 32, .strategy = BMM_CUDA_TILED,
+             .note =
+                 "kept default, suite tiny f32; model v1, not measured; weak: TILED uncalibrated"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F32), .layouts = BMM_L_SHARED_B, .m_min = 197, .m_max = 197,
+             .n_min = 768, .n_max = 768, .k_min = 64, .k_max = 64, .strategy = BMM_CUDA_TILED,
+             .note = "kept default, suite linear_bias f32; model v1, not measured; weak: TILED "
+                     "uncalibrated"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F32), .layouts = BMM_L_ROWMAJOR, .m_max = 1, .n_max = 1,
+             .k_min = 3, .k_max = 16, .strategy = BMM_CUDA_WARP,
+             .note = "model v1, not measured; 1 pt"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F32), .layouts = BMM_L_ROWMAJOR, .m_min = 23, .n_min = 23,
+             .k_min = 46, .strategy = BMM_CUDA_TILED,
+             .note = "model v1, not measured; 3 pts; weak: TILED uncalibrated"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_max = 1, .n_min = 3,
+             .n_max = 5, .k_min = 17, .k_max = 64, .strategy = BMM_CUDA_LOOP,
+             .note = "model v1, not measured; 1 pt"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_max = 1, .n_min = 6,
+             .n_max = 11, .k_min = 65, .strategy = BMM_CUDA_LOOP,
+             .note = "model v1, not measured; 1 pt"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .k_min = 30, .k_max = 30,
+             .strategy = BMM_CUDA_WARP, .note = "model v1, not measured; 1 pt"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .k_min = 42, .k_max = 45,
+             .strategy = BMM_CUDA_WARP, .note = "model v1, not measured; 4 pts"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .k_min = 48, .k_max = 48,
+             .strategy = BMM_CUDA_WARP, .note = "model v1, not measured; 1 pt"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .k_min = 52, .k_max = 52,
+             .strategy = BMM_CUDA_WARP, .note = "model v1, not measured; 1 pt"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .k_min = 56, .k_max = 56,
+             .strategy = BMM_CUDA_WARP, .note = "model v1, not measured; 1 pt"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .k_min = 60, .k_max = 60,
+             .strategy = BMM_CUDA_WARP, .note = "model v1, not measured; 1 pt"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .k_min = 65, .batch_min = 23733,
+             .batch_max = 29103, .strategy = BMM_CUDA_WARP,
+             .note = "model v1, not measured; 2 pts"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .n_max = 8, .k_min = 62,
+             .k_max = 90, .strategy = BMM_CUDA_WARP, .note = "model v1, not measured; 3 pts"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_max = 1, .n_max = 1,
+             .k_min = 3, .strategy = BMM_CUDA_WARP, .note = "model v1, not measured; 3 pts"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_min = 3, .m_max = 3,
+             .k_min = 32, .k_max = 32, .strategy = BMM_CUDA_WARP,
+             .note = "model v1, not measured; 1 pt"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_min = 23, .n_min = 23,
+             .k_min = 46, .strategy = BMM_CUDA_TILED,
+             .note = "model v1, not measured; 3 pts; weak: TILED uncalibrated"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F32) | BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR,
+             .strategy = BMM_CUDA_STAGED,
+             .note = "model v1, not measured; 393 pts; weak: f32 K 5-25 loop/staged"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F32) | BMM_DT(BMM_F64), .layouts = BMM_L_BATCH_INNER,
+             .strategy = BMM_CUDA_BATCH_ENTRY, .note = "model v1, not measured; 10 pts"),
+    BMM_RULE(.strategy = BMM_CUDA_LOOP,
+             .note = "model v1, not measured; catch-all, 6 pts; weak: f32 K 5-25 loop/staged"),
+};
 static const bmm_table_rule bmm__cuda_table_generic[] = {BMM__CUDA_SEED_RULES(64)};
 BMM_RULES_END
 

@@ -10,7 +10,8 @@
 #      under the written table (BMM_TABLE_FILE) and each CUDA strategy forced
 #      (default tunables, a subset of the tuner's candidates): AUTO must be
 #      within 1% (the tuner's tie) of the best forced one. A tuner that ranked
-#      backwards, or ignored the model, picks a slower one somewhere.
+#      backwards, or ignored the model, picks a slower one somewhere;
+#   3. --caveats marks the rules that rest on the model's weak rows.
 # Usage: sh tools/model/tune_model_check.sh [build/bmm-tune-model [build/bmm-model]]
 set -u
 tuner=${1:-build/bmm-tune-model}
@@ -38,6 +39,17 @@ if [ "$rules" -ge 1 ] && [ "$rules" = "$noted" ]; then
 else
   echo "FAIL: $noted of $rules rules say 'model v$ver, not measured'"
   cat "$T/t.txt"
+  fail=$((fail + 1))
+fi
+
+# 3. --caveats: the quick grid's f32 K = 5 and 15 rest on the model's weak
+#    LOOP/STAGED ranking, whichever of the two the table picks there
+if "$tuner" --grid tools/grids/cuda_model_quick.txt --caveats "$T/t.txt" > "$T/cav.txt" &&
+  grep -q "weak: f32 K 5-25 loop/staged" "$T/cav.txt"; then
+  pass=$((pass + 1))
+else
+  echo "FAIL: --caveats flags no rule of the f32 K 5..25 points"
+  cat "$T/cav.txt"
   fail=$((fail + 1))
 fi
 
