@@ -184,9 +184,7 @@ static const bmm_table_rule bmm__cuda_table_sm90[] = {
              .note = "model v1, not measured; 413 pts; weak: f32 K 5-25 loop/staged"),
     BMM_RULE(.dtypes = BMM_DT(BMM_F32) | BMM_DT(BMM_F64), .layouts = BMM_L_BATCH_INNER,
              .strategy = BMM_CUDA_BATCH_ENTRY, .note = "model v1, not measured; 9 pts"),
-    BMM_RULE(.strategy = BMM_CUDA_LOOP,
-             .note = "model v1, not measured; catch-all, 6 pts; weak: f32 K 5-25 loop/staged"),
-};
+    BMM__CUDA_SEED_RULES(128)};
 static const bmm_table_rule bmm__cuda_table_sm80[] = {
     BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_GENERAL, .m_min = 3, .m_max = 3,
              .n_min = 1, .n_max = 1, .k_min = 25, .k_max = 25, .strategy = BMM_CUDA_WARP,
@@ -256,9 +254,7 @@ static const bmm_table_rule bmm__cuda_table_sm80[] = {
              .note = "model v1, not measured; 393 pts; weak: f32 K 5-25 loop/staged"),
     BMM_RULE(.dtypes = BMM_DT(BMM_F32) | BMM_DT(BMM_F64), .layouts = BMM_L_BATCH_INNER,
              .strategy = BMM_CUDA_BATCH_ENTRY, .note = "model v1, not measured; 10 pts"),
-    BMM_RULE(.strategy = BMM_CUDA_LOOP,
-             .note = "model v1, not measured; catch-all, 6 pts; weak: f32 K 5-25 loop/staged"),
-};
+    BMM__CUDA_SEED_RULES(128)};
 static const bmm_table_rule bmm__cuda_table_generic[] = {BMM__CUDA_SEED_RULES(64)};
 BMM_RULES_END
 
