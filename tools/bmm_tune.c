@@ -396,12 +396,15 @@ typedef struct bmmt_state {
 
 static int bmmt__alloc(bmmt_state *S, const bmmx_case *cases, int n) {
   int i, b;
+  size_t widest = 1;
+  for (i = BMM_DTYPE_UNSET + 1; i < BMM_DTYPE_COUNT; ++i)
+    if (bmm_dtype_size((bmm_dtype)i) > widest) widest = bmm_dtype_size((bmm_dtype)i);
   for (i = 0; i < n; ++i) {
     bmmx_sizes_t s = bmmx_sizes(&cases[i]);
     int64_t el[4];
     el[0] = s.a, el[1] = s.b, el[2] = s.c, el[3] = s.bias;
     for (b = 0; b < 4; ++b) {
-      size_t bytes = (size_t)el[b] * 8; /* the widest dtype: one buffer serves both */
+      size_t bytes = (size_t)el[b] * widest; /* one buffer serves every dtype (c128: 16 bytes) */
       if (bytes > S->cap[b]) S->cap[b] = bytes;
       if (el[b] > S->most[b]) S->most[b] = el[b];
     }
