@@ -8,6 +8,9 @@
    BMM__CPU_SECTION, near the end) is compiled once per BMM_DTYPES row, with
    BMM__T the element type and BMM__N its name: bodies are ordinary functions,
    named BMM__FN(base) = bmm__cpu_<base>_<name> (bmm__cpu_small_dot_3x1_k25_f32).
+   The real section includes the width section (BMM__CPU_SECTION 3) once per
+   vector width for the code that is the same at every width (cpu_small's
+   tile, the vector epilogue and C store).
    bmm__cpu_pick decides everything a call does (kernel, work units, threads,
    streamed stores) and says why; bmm_explain prints it; the kernels obey it.
    Measurements behind the constants: bench/notes/cpu.md. */
@@ -1474,65 +1477,6 @@ BMM__DOT_FORM_DEF(dot_strided)
 #define BMM__VFMA(a, x, r) BMM__CAT(BMM__VFMA_, BMM__N)(a, x, r)
 #define BMM__V16FMA(a, x, r) BMM__CAT(BMM__V16FMA_, BMM__N)(a, x, r)
 
-/* The epilogue on one vector x of sums (widest: _v, 16 bytes: _v16), C's
-   lanes at c (read if rc), bias lanes at bs (NULL: none). */
-BMM__INLINE BMM__VEC BMM__FN(vepilogue_v)(int rc, BMM__T al, BMM__T be, const BMM__T *c,
-                                          const BMM__T *bs, BMM__VEC x) {
-  BMM__VEC r;
-  if (!rc && !bs) return al * x;
-  r = -(BMM__VEC){0}; /* -0.0, the identity of + */
-  if (bs) r = BMM__VLOAD(bs);
-  if (rc) BMM__VFMA(be, BMM__VLOAD(c), r);
-  BMM__VFMA(al, x, r);
-  return r;
-}
-BMM__INLINE BMM__V16 BMM__FN(vepilogue_v16)(int rc, BMM__T al, BMM__T be, const BMM__T *c,
-                                            const BMM__T *bs, BMM__V16 x) {
-  BMM__V16 r;
-  if (!rc && !bs) return al * x;
-  r = -(BMM__V16){0};
-  if (bs) r = BMM__V16LOAD(bs);
-  if (rc) BMM__V16FMA(be, BMM__V16LOAD(c), r);
-  BMM__V16FMA(al, x, r);
-  return r;
-}
-/* A vector store to C, streamed where nt says: 0 never, 1 where p is aligned
-   to the vector, 2 also in 16-byte pieces where p is only 16-byte aligned (C
-   of a malloc'd array lies 16 bytes off a 64-byte line). The pieces cost a
-   store each: they pay in cpu_small's tiny, memory-bound products, not in
-   cpu_blocked's (bench/notes/cpu.md, "streaming stores"). */
-BMM__INLINE void BMM__FN(vstore_c_v)(int nt, BMM__T *p, BMM__VEC v) {
-#if BMM__CPU_NT
-  const uintptr_t a = (uintptr_t)(const void *)p;
-  int q;
-  if (nt > 0 && (a & (sizeof(v) - 1)) == 0) {
-    BMM__NTSTORE_V(p, v);
-  } else if (nt < 2 || (a & 15) != 0) {
-    BMM__VSTORE(p, v);
-  } else {
-    for (q = 0; q < (int)(sizeof(v) / 16); ++q) {
-      __m128i x;
-      memcpy(&x, (const char *)&v + 16 * q, 16);
-      _mm_stream_si128((__m128i *)(void *)((char *)p + 16 * q), x);
-    }
-  }
-#else
-  (void)nt;
-  BMM__VSTORE(p, v);
-#endif
-}
-BMM__INLINE void BMM__FN(vstore_c_v16)(int nt, BMM__T *p, BMM__V16 v) {
-#if BMM__CPU_NT
-  const uintptr_t a = (uintptr_t)(const void *)p;
-  if (nt > 0 && (a & (sizeof(v) - 1)) == 0)
-    BMM__NTSTORE_V16(p, v);
-  else
-    BMM__V16STORE(p, v);
-#else
-  (void)nt;
-  BMM__V16STORE(p, v);
-#endif
-}
 #endif
 
 /* ---- cpu_small: fixed-size register micro-kernels (size list above) ------
@@ -1659,71 +1603,43 @@ BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *c
   const int RB = (M + G - 1) / G
 #define BMM__AXPY_J0(b) ((b) == 0 ? 0 : NV - (NB - (b)) * CB)
 #define BMM__AXPY_JN(b) (((b) + 1 < NB ? BMM__AXPY_J0((b) + 1) : NV) - BMM__AXPY_J0(b))
-/* the tile in named vectors: widest (_v) and 16-byte (_v16) */
-BMM__INLINE void BMM__FN(small_axpy_v)(const BMM__T *BMM__RESTRICT A, const BMM__T *BMM__RESTRICT B,
-                                       BMM__T *BMM__RESTRICT C, const BMM__T al, const BMM__T be,
-                                       const BMM__T *bias, const int rc, const int nt, const int M,
-                                       const int N, const int64_t K) {
-  enum { V = BMM__CPU_VBYTES / (int)sizeof(BMM__T) };
-  BMM__AXPY_BLOCKS();
-  BMM__VEC vs[16][2], bv[2], r[8];
-  int i0, cb, i, j;
-  int64_t l;
-  BMM__UNROLL for (i0 = 0; i0 < M; i0 += RB) BMM__UNROLL for (cb = 0; cb < NB; ++cb) {
-    const int j0 = BMM__AXPY_J0(cb), jn = BMM__AXPY_JN(cb);
-    BMM__UNROLL for (i = 0; i < RB; ++i) BMM__UNROLL for (j = 0; j < CB; ++j) vs[i][j] =
-        (BMM__VEC){0};
-    BMM__UNROLL_K for (l = 0; l < K; ++l) {
-      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) bv[j] =
-          BMM__VLOAD(B + l * N + BMM__AXPY_COL(j0 + j));
-      BMM__UNROLL for (i = 0; i < RB; ++i) if (i0 + i < M) {
-        const BMM__T a = A[(i0 + i) * K + l];
-        BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) vs[i][j] += a * bv[j];
-      }
-    }
-    /* the block's C read (rc) before any of its stores (BMM__AXPY_J0) */
-    BMM__UNROLL for (i = 0; i < RB; ++i) if (i0 + i < M) {
-      BMM__T *c = C + (i0 + i) * N;
-      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) r[j] =
-          BMM__FN(vepilogue_v)(rc, al, be, c + BMM__AXPY_COL(j0 + j),
-                               bias ? bias + BMM__AXPY_COL(j0 + j) : NULL, vs[i][j]);
-      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn)
-          BMM__FN(vstore_c_v)(2 * nt, c + BMM__AXPY_COL(j0 + j), r[j]);
-    }
-  }
-}
-BMM__INLINE void BMM__FN(small_axpy_v16)(const BMM__T *BMM__RESTRICT A,
-                                         const BMM__T *BMM__RESTRICT B, BMM__T *BMM__RESTRICT C,
-                                         const BMM__T al, const BMM__T be, const BMM__T *bias,
-                                         const int rc, const int nt, const int M, const int N,
-                                         const int64_t K) {
-  enum { V = 16 / (int)sizeof(BMM__T) };
-  BMM__AXPY_BLOCKS();
-  BMM__V16 vs[16][2], bv[2], r[8];
-  int i0, cb, i, j;
-  int64_t l;
-  BMM__UNROLL for (i0 = 0; i0 < M; i0 += RB) BMM__UNROLL for (cb = 0; cb < NB; ++cb) {
-    const int j0 = BMM__AXPY_J0(cb), jn = BMM__AXPY_JN(cb);
-    BMM__UNROLL for (i = 0; i < RB; ++i) BMM__UNROLL for (j = 0; j < CB; ++j) vs[i][j] =
-        (BMM__V16){0};
-    BMM__UNROLL_K for (l = 0; l < K; ++l) {
-      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) bv[j] =
-          BMM__V16LOAD(B + l * N + BMM__AXPY_COL(j0 + j));
-      BMM__UNROLL for (i = 0; i < RB; ++i) if (i0 + i < M) {
-        const BMM__T a = A[(i0 + i) * K + l];
-        BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) vs[i][j] += a * bv[j];
-      }
-    }
-    BMM__UNROLL for (i = 0; i < RB; ++i) if (i0 + i < M) {
-      BMM__T *c = C + (i0 + i) * N;
-      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) r[j] =
-          BMM__FN(vepilogue_v16)(rc, al, be, c + BMM__AXPY_COL(j0 + j),
-                                 bias ? bias + BMM__AXPY_COL(j0 + j) : NULL, vs[i][j]);
-      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn)
-          BMM__FN(vstore_c_v16)(2 * nt, c + BMM__AXPY_COL(j0 + j), r[j]);
-    }
-  }
-}
+/* the vector epilogue, C store and tile, once per width (the width section,
+   near the end): BMM__W names it, v the widest vectors (BMM__CPU_VBYTES),
+   v16 16-byte ones */
+#undef BMM__CPU_SECTION
+#define BMM__CPU_SECTION 3
+#define BMM__W v
+#define BMM__WV BMM__VEC
+#define BMM__WLOAD BMM__VLOAD
+#define BMM__WSTORE BMM__VSTORE
+#define BMM__WFMA BMM__VFMA
+#define BMM__WNT BMM__NTSTORE_V
+#define BMM__WBYTES BMM__CPU_VBYTES
+#include "bmm_cpu.h"
+#undef BMM__W
+#undef BMM__WV
+#undef BMM__WLOAD
+#undef BMM__WSTORE
+#undef BMM__WFMA
+#undef BMM__WNT
+#undef BMM__WBYTES
+#define BMM__W v16
+#define BMM__WV BMM__V16
+#define BMM__WLOAD BMM__V16LOAD
+#define BMM__WSTORE BMM__V16STORE
+#define BMM__WFMA BMM__V16FMA
+#define BMM__WNT BMM__NTSTORE_V16
+#define BMM__WBYTES 16
+#include "bmm_cpu.h"
+#undef BMM__W
+#undef BMM__WV
+#undef BMM__WLOAD
+#undef BMM__WSTORE
+#undef BMM__WFMA
+#undef BMM__WNT
+#undef BMM__WBYTES
+#undef BMM__CPU_SECTION
+#define BMM__CPU_SECTION 1
 #undef BMM__AXPY_BLOCKS
 #undef BMM__AXPY_J0
 #undef BMM__AXPY_JN
@@ -2269,6 +2185,89 @@ static const bmm__cpu_range_fn BMM__FN(kernels)[BMM__CPU_KERNEL_COUNT] = {
 #undef BMM__V16FMA
 #endif
 #endif /* BMM__CPU_HALF */
+
+#elif BMM__CPU_SECTION == 3 /* one vector width of a real dtype ----------------- \
+   Included twice by the real section (cpu_small's tiles), BMM__T and BMM__N      \
+   as there, with BMM__W the width's name (v: BMM__CPU_VBYTES, v16: 16 bytes),    \
+   BMM__WV its vector type, BMM__WBYTES its size, BMM__WLOAD / BMM__WSTORE /      \
+   BMM__WFMA / BMM__WNT its unaligned load, store, fused multiply-add and         \
+   streamed store. BMM__WFN(base) names bmm__cpu_<base><W>_<name>. */
+#define BMM__WFN(base) BMM__FN(BMM__CAT(base, BMM__W))
+
+/* The epilogue on one vector x of sums, C's lanes at c (read if rc), bias
+   lanes at bs (NULL: none). */
+BMM__INLINE BMM__WV BMM__WFN(vepilogue_)(int rc, BMM__T al, BMM__T be, const BMM__T *c,
+                                         const BMM__T *bs, BMM__WV x) {
+  BMM__WV r;
+  if (!rc && !bs) return al * x;
+  r = -(BMM__WV){0}; /* -0.0, the identity of + */
+  if (bs) r = BMM__WLOAD(bs);
+  if (rc) BMM__WFMA(be, BMM__WLOAD(c), r);
+  BMM__WFMA(al, x, r);
+  return r;
+}
+/* A vector store to C, streamed where nt says: 0 never, 1 where p is aligned
+   to the vector, 2 also in 16-byte pieces where p is only 16-byte aligned (C
+   of a malloc'd array lies 16 bytes off a 64-byte line; for 16-byte vectors
+   that is 1). The pieces cost a store each: they pay in cpu_small's tiny,
+   memory-bound products, not in cpu_blocked's (bench/notes/cpu.md,
+   "streaming stores"). */
+BMM__INLINE void BMM__WFN(vstore_c_)(int nt, BMM__T *p, BMM__WV v) {
+#if BMM__CPU_NT
+  const uintptr_t a = (uintptr_t)(const void *)p;
+  int q;
+  if (nt > 0 && (a & (BMM__WBYTES - 1)) == 0) {
+    BMM__WNT(p, v);
+  } else if (BMM__WBYTES == 16 || nt < 2 || (a & 15) != 0) {
+    BMM__WSTORE(p, v);
+  } else {
+    for (q = 0; q < BMM__WBYTES / 16; ++q) {
+      __m128i x;
+      memcpy(&x, (const char *)&v + 16 * q, 16);
+      _mm_stream_si128((__m128i *)(void *)((char *)p + 16 * q), x);
+    }
+  }
+#else
+  (void)nt;
+  BMM__WSTORE(p, v);
+#endif
+}
+
+/* cpu_small's tile in named vectors of this width (the real section's
+   "cpu_small: fixed-size register micro-kernels" says how it is blocked) */
+BMM__INLINE void BMM__WFN(small_axpy_)(const BMM__T *BMM__RESTRICT A, const BMM__T *BMM__RESTRICT B,
+                                       BMM__T *BMM__RESTRICT C, const BMM__T al, const BMM__T be,
+                                       const BMM__T *bias, const int rc, const int nt, const int M,
+                                       const int N, const int64_t K) {
+  enum { V = BMM__WBYTES / (int)sizeof(BMM__T) };
+  BMM__AXPY_BLOCKS();
+  BMM__WV vs[16][2], bv[2], r[8];
+  int i0, cb, i, j;
+  int64_t l;
+  BMM__UNROLL for (i0 = 0; i0 < M; i0 += RB) BMM__UNROLL for (cb = 0; cb < NB; ++cb) {
+    const int j0 = BMM__AXPY_J0(cb), jn = BMM__AXPY_JN(cb);
+    BMM__UNROLL for (i = 0; i < RB; ++i) BMM__UNROLL for (j = 0; j < CB; ++j) vs[i][j] =
+        (BMM__WV){0};
+    BMM__UNROLL_K for (l = 0; l < K; ++l) {
+      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) bv[j] =
+          BMM__WLOAD(B + l * N + BMM__AXPY_COL(j0 + j));
+      BMM__UNROLL for (i = 0; i < RB; ++i) if (i0 + i < M) {
+        const BMM__T a = A[(i0 + i) * K + l];
+        BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) vs[i][j] += a * bv[j];
+      }
+    }
+    /* the block's C read (rc) before any of its stores (BMM__AXPY_J0) */
+    BMM__UNROLL for (i = 0; i < RB; ++i) if (i0 + i < M) {
+      BMM__T *c = C + (i0 + i) * N;
+      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) r[j] =
+          BMM__WFN(vepilogue_)(rc, al, be, c + BMM__AXPY_COL(j0 + j),
+                               bias ? bias + BMM__AXPY_COL(j0 + j) : NULL, vs[i][j]);
+      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn)
+          BMM__WFN(vstore_c_)(2 * nt, c + BMM__AXPY_COL(j0 + j), r[j]);
+    }
+  }
+}
+#undef BMM__WFN
 
 #else /* BMM__CPU_SECTION == 2: the complex kernels, once per complex dtype ----- \
    BMM__T is the (re, im) struct, BMM__R the type of one part, BMM__RN its real   \
