@@ -425,6 +425,9 @@ BMM__INLINE void bmm__hsum_f64(const bmm__v16_f64 *s, double *r) {
 #define BMM__BLK_NC 256
 /* rows of C per work unit when B is read in place (a multiple of MR) */
 #define BMM__BLK_MB 96
+/* rows of C per work unit at most when B is packed and k > KC: the unit
+   holds their sums over k, MH x NC elements of scratch (a multiple of MR) */
+#define BMM__BLK_MH 480
 /* a packed call with fewer (entry, column block) units splits its rows too */
 #define BMM__BLK_FEW_UNITS 16
 /* Work units of a call: one per batch entry, NC-column block of C (B packed:
@@ -433,7 +436,8 @@ BMM__INLINE void bmm__hsum_f64(const bmm__v16_f64 *s, double *r) {
    whole entries). Row blocks are MB rows when B is read in place; a packed
    unit packs its own B blocks, so there rows are split only as far as needed
    for BMM__BLK_FEW_UNITS units, never below MB (re-packing then costs ~1/MB
-   of the multiply-adds). The split never changes a result's bits: every
+   of the multiply-adds), and with k > KC to at most MH rows (the unit holds
+   their sums). The split never changes a result's bits: every
    element is the same tile sum whatever unit has it. */
 static int bmm__cpu_blk_in_place(const bmm_plan *pl, int sz) {
   return pl->b.col_stride == 1 && (double)pl->k * (double)pl->n * sz <= BMM__BLK_INPLACE_BYTES;
@@ -445,14 +449,18 @@ static int64_t bmm__cpu_blk_rows(const bmm_plan *pl, int sz) {
   double units = (double)pl->batch * (double)bmm__cpu_blk_cblocks(pl, sz);
   int64_t want, rows;
   if (bmm__cpu_blk_in_place(pl, sz)) return BMM__BLK_MB;
-  if (pl->k > BMM__BLK_KC) return BMM__BLK_MB; /* a unit holds its rows' sums over k */
   /* no units (an empty batch or n = 0) is no work: any row count, and no
      division by zero below */
-  if (units >= BMM__BLK_FEW_UNITS || units < 1) return pl->m > 0 ? pl->m : 1;
-  want = (int64_t)((BMM__BLK_FEW_UNITS + units - 1) / units);
-  rows = bmm__ceil_div(pl->m, want);
-  rows = bmm__ceil_div(rows, BMM__BLK_MR) * BMM__BLK_MR;
-  return rows > BMM__BLK_MB ? rows : BMM__BLK_MB;
+  if (units >= BMM__BLK_FEW_UNITS || units < 1) {
+    rows = pl->m > 0 ? pl->m : 1;
+  } else {
+    want = (int64_t)((BMM__BLK_FEW_UNITS + units - 1) / units);
+    rows = bmm__ceil_div(pl->m, want);
+    rows = bmm__ceil_div(rows, BMM__BLK_MR) * BMM__BLK_MR;
+    rows = rows > BMM__BLK_MB ? rows : BMM__BLK_MB;
+  }
+  /* a unit holds its rows' sums over k in scratch */
+  return pl->k > BMM__BLK_KC && rows > BMM__BLK_MH ? BMM__BLK_MH : rows;
 }
 static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz) {
   const int64_t rows = bmm__cpu_blk_rows(pl, sz);
@@ -1827,9 +1835,9 @@ BMM__CPU_COL_SHAPES(BMM__COL_DEF)
    vanish, so the bottom edge needs no copy and no padding. B is read where it
    lies when its rows are contiguous and one entry's B stays in L1/L2 (no
    per-entry packing: a 32^3 entry is then pure streaming); else NC x KC blocks
-   of B are packed into 2-vector panels. With packing, the first KC block
-   applies the epilogue and later ones add alpha * partial (C is written by
-   then, so beta is applied once).
+   of B are packed into 2-vector panels. With packing and k > KC a unit holds
+   its rows' sums over the KC blocks and applies the epilogue once, at the last
+   block (BMM__FN(blocked)).
    Tile: sums over l < k of a[i*ars + l*acs] * b[l*brs + j] for i < R, j < w
    (w <= NV vectors), written to out[i * 2 vectors + j]. */
 typedef void (*BMM__FN(tile_fn))(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars, int64_t acs,
@@ -1979,12 +1987,49 @@ BMM__INLINE void BMM__FN(blk_store)(const bmm_plan *pl, BMM__T *cp, int64_t crs,
     BMM__FN(store)(pl, cp + i * crs, ccs, out + i * NR, cnt, j0, 1, 0);
 }
 
+/* kc x nc of B (at b, strides brs, bcs) into NR-column panels at bp, panel
+   jr / NR at bp + jr * kc, row l of it at + l * NR, zero-padded to NR. The
+   loop runs along B's contiguous direction: row-major B a row at a time
+   across the panels (one sequential read of nc elements), else a panel at a
+   time down the rows; the old panel-first order read a row-major B in
+   NR-element pieces kc rows apart, a stride the prefetchers do not follow
+   (bench/notes/cpu.md, "blocked packing"). */
+BMM__INLINE void BMM__FN(blk_pack)(const BMM__T *b, int64_t brs, int64_t bcs, int64_t kc,
+                                   int64_t nc, BMM__T *bp) {
+  enum { NR = 2 * BMM__CPU_VBYTES / (int)sizeof(BMM__T) };
+  int64_t l, jr, j;
+  if (bcs == 1) {
+    for (l = 0; l < kc; ++l)
+      for (jr = 0; jr < nc; jr += NR) {
+        const int64_t wr = nc - jr < (int64_t)NR ? nc - jr : (int64_t)NR;
+        BMM__T *dst = bp + jr * kc + l * NR;
+        for (j = 0; j < wr; ++j)
+          dst[j] = b[l * brs + jr + j];
+        for (; j < NR; ++j)
+          dst[j] = 0;
+      }
+    return;
+  }
+  for (jr = 0; jr < nc; jr += NR) {
+    const int64_t wr = nc - jr < (int64_t)NR ? nc - jr : (int64_t)NR;
+    BMM__T *dst = bp + jr * kc;
+    for (l = 0; l < kc; ++l) {
+      for (j = 0; j < wr; ++j)
+        dst[l * NR + j] = b[l * brs + (jr + j) * bcs];
+      for (; j < NR; ++j)
+        dst[l * NR + j] = 0;
+    }
+  }
+}
+
 /* kernel blocked (bmm__cpu_pick): units are (entry, column block, row block)
    triples (bmm__cpu_blk_units). With B packed and k > KC a unit holds its MB
    rows' sums over the KC blocks in scratch after the packed B and applies the
    epilogue once, at the last block: alpha multiplies the whole sum, never a KC
    block's part (1e300 * 1e10 is Inf where 1e300 * (1e10 - 1e10 + 1) is not;
-   issue 24, defect 2). B is then re-packed per MB rows (~1/MB of the work). */
+   issue 24, defect 2). The unit has at most MH rows (bmm__cpu_blk_rows), so
+   the scratch is MH x NC elements and B is re-packed per MH rows (~1/MH of the
+   work; per 96 rows that cost square1024 f64 1.57x its time). */
 static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t u0,
                              int64_t u1) {
   enum {
@@ -2011,7 +2056,7 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
      failure may fail the call) */
   const int dots =
       !in_place && !(bp = (BMM__T *)malloc(sizeof(BMM__T) * NC *
-                                           (BMM__BLK_KC + (k > BMM__BLK_KC ? BMM__BLK_MB : 0))));
+                                           (BMM__BLK_KC + (k > BMM__BLK_KC ? BMM__BLK_MH : 0))));
   for (u = u0; u < u1; ++u) {
     const BMM__T *A, *B;
     BMM__T *C;
@@ -2059,17 +2104,7 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
       const int64_t nc = n - jc < (int64_t)NC ? n - jc : (int64_t)NC;
       for (pc = 0; pc < k; pc += BMM__BLK_KC) {
         const int64_t kc = k - pc < BMM__BLK_KC ? k - pc : BMM__BLK_KC;
-        for (jr = 0; jr < nc; jr += NR) {
-          BMM__T *dst = bp + jr * kc;
-          const int64_t wr = nc - jr < (int64_t)NR ? nc - jr : (int64_t)NR;
-          for (l = 0; l < kc; ++l) {
-            const BMM__T *src = B + (pc + l) * brs + (jc + jr) * bcs;
-            for (j = 0; j < wr; ++j)
-              dst[l * NR + j] = src[j * bcs];
-            for (; j < NR; ++j)
-              dst[l * NR + j] = 0;
-          }
-        }
+        BMM__FN(blk_pack)(B + pc * brs + jc * bcs, brs, bcs, kc, nc, bp);
         for (ir = i0; ir < i1; ir += MR) {
           const int64_t h = i1 - ir < (int64_t)MR ? i1 - ir : (int64_t)MR;
           const BMM__T *at = A + ir * ars + pc * acs;
