@@ -8,6 +8,9 @@
    BMM__CPU_SECTION, near the end) is compiled once per BMM_DTYPES row, with
    BMM__T the element type and BMM__N its name: bodies are ordinary functions,
    named BMM__FN(base) = bmm__cpu_<base>_<name> (bmm__cpu_small_dot_3x1_k25_f32).
+   The real section includes the width section (BMM__CPU_SECTION 3) once per
+   vector width for the code that is the same at every width (cpu_small's
+   tile, the vector epilogue and C store).
    bmm__cpu_pick decides everything a call does (kernel, work units, threads,
    streamed stores) and says why; bmm_explain prints it; the kernels obey it.
    Measurements behind the constants: bench/notes/cpu.md. */
@@ -422,6 +425,9 @@ BMM__INLINE void bmm__hsum_f64(const bmm__v16_f64 *s, double *r) {
 #define BMM__BLK_NC 256
 /* rows of C per work unit when B is read in place (a multiple of MR) */
 #define BMM__BLK_MB 96
+/* rows of C per work unit at most when B is packed and k > KC: the unit
+   holds their sums over k, MH x NC elements of scratch (a multiple of MR) */
+#define BMM__BLK_MH 480
 /* a packed call with fewer (entry, column block) units splits its rows too */
 #define BMM__BLK_FEW_UNITS 16
 /* Work units of a call: one per batch entry, NC-column block of C (B packed:
@@ -430,7 +436,8 @@ BMM__INLINE void bmm__hsum_f64(const bmm__v16_f64 *s, double *r) {
    whole entries). Row blocks are MB rows when B is read in place; a packed
    unit packs its own B blocks, so there rows are split only as far as needed
    for BMM__BLK_FEW_UNITS units, never below MB (re-packing then costs ~1/MB
-   of the multiply-adds). The split never changes a result's bits: every
+   of the multiply-adds), and with k > KC to at most MH rows (the unit holds
+   their sums). The split never changes a result's bits: every
    element is the same tile sum whatever unit has it. */
 static int bmm__cpu_blk_in_place(const bmm_plan *pl, int sz) {
   return pl->b.col_stride == 1 && (double)pl->k * (double)pl->n * sz <= BMM__BLK_INPLACE_BYTES;
@@ -442,14 +449,18 @@ static int64_t bmm__cpu_blk_rows(const bmm_plan *pl, int sz) {
   double units = (double)pl->batch * (double)bmm__cpu_blk_cblocks(pl, sz);
   int64_t want, rows;
   if (bmm__cpu_blk_in_place(pl, sz)) return BMM__BLK_MB;
-  if (pl->k > BMM__BLK_KC) return BMM__BLK_MB; /* a unit holds its rows' sums over k */
   /* no units (an empty batch or n = 0) is no work: any row count, and no
      division by zero below */
-  if (units >= BMM__BLK_FEW_UNITS || units < 1) return pl->m > 0 ? pl->m : 1;
-  want = (int64_t)((BMM__BLK_FEW_UNITS + units - 1) / units);
-  rows = bmm__ceil_div(pl->m, want);
-  rows = bmm__ceil_div(rows, BMM__BLK_MR) * BMM__BLK_MR;
-  return rows > BMM__BLK_MB ? rows : BMM__BLK_MB;
+  if (units >= BMM__BLK_FEW_UNITS || units < 1) {
+    rows = pl->m > 0 ? pl->m : 1;
+  } else {
+    want = (int64_t)((BMM__BLK_FEW_UNITS + units - 1) / units);
+    rows = bmm__ceil_div(pl->m, want);
+    rows = bmm__ceil_div(rows, BMM__BLK_MR) * BMM__BLK_MR;
+    rows = rows > BMM__BLK_MB ? rows : BMM__BLK_MB;
+  }
+  /* a unit holds its rows' sums over k in scratch */
+  return pl->k > BMM__BLK_KC && rows > BMM__BLK_MH ? BMM__BLK_MH : rows;
 }
 static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz) {
   const int64_t rows = bmm__cpu_blk_rows(pl, sz);
@@ -1474,65 +1485,6 @@ BMM__DOT_FORM_DEF(dot_strided)
 #define BMM__VFMA(a, x, r) BMM__CAT(BMM__VFMA_, BMM__N)(a, x, r)
 #define BMM__V16FMA(a, x, r) BMM__CAT(BMM__V16FMA_, BMM__N)(a, x, r)
 
-/* The epilogue on one vector x of sums (widest: _v, 16 bytes: _v16), C's
-   lanes at c (read if rc), bias lanes at bs (NULL: none). */
-BMM__INLINE BMM__VEC BMM__FN(vepilogue_v)(int rc, BMM__T al, BMM__T be, const BMM__T *c,
-                                          const BMM__T *bs, BMM__VEC x) {
-  BMM__VEC r;
-  if (!rc && !bs) return al * x;
-  r = -(BMM__VEC){0}; /* -0.0, the identity of + */
-  if (bs) r = BMM__VLOAD(bs);
-  if (rc) BMM__VFMA(be, BMM__VLOAD(c), r);
-  BMM__VFMA(al, x, r);
-  return r;
-}
-BMM__INLINE BMM__V16 BMM__FN(vepilogue_v16)(int rc, BMM__T al, BMM__T be, const BMM__T *c,
-                                            const BMM__T *bs, BMM__V16 x) {
-  BMM__V16 r;
-  if (!rc && !bs) return al * x;
-  r = -(BMM__V16){0};
-  if (bs) r = BMM__V16LOAD(bs);
-  if (rc) BMM__V16FMA(be, BMM__V16LOAD(c), r);
-  BMM__V16FMA(al, x, r);
-  return r;
-}
-/* A vector store to C, streamed where nt says: 0 never, 1 where p is aligned
-   to the vector, 2 also in 16-byte pieces where p is only 16-byte aligned (C
-   of a malloc'd array lies 16 bytes off a 64-byte line). The pieces cost a
-   store each: they pay in cpu_small's tiny, memory-bound products, not in
-   cpu_blocked's (bench/notes/cpu.md, "streaming stores"). */
-BMM__INLINE void BMM__FN(vstore_c_v)(int nt, BMM__T *p, BMM__VEC v) {
-#if BMM__CPU_NT
-  const uintptr_t a = (uintptr_t)(const void *)p;
-  int q;
-  if (nt > 0 && (a & (sizeof(v) - 1)) == 0) {
-    BMM__NTSTORE_V(p, v);
-  } else if (nt < 2 || (a & 15) != 0) {
-    BMM__VSTORE(p, v);
-  } else {
-    for (q = 0; q < (int)(sizeof(v) / 16); ++q) {
-      __m128i x;
-      memcpy(&x, (const char *)&v + 16 * q, 16);
-      _mm_stream_si128((__m128i *)(void *)((char *)p + 16 * q), x);
-    }
-  }
-#else
-  (void)nt;
-  BMM__VSTORE(p, v);
-#endif
-}
-BMM__INLINE void BMM__FN(vstore_c_v16)(int nt, BMM__T *p, BMM__V16 v) {
-#if BMM__CPU_NT
-  const uintptr_t a = (uintptr_t)(const void *)p;
-  if (nt > 0 && (a & (sizeof(v) - 1)) == 0)
-    BMM__NTSTORE_V16(p, v);
-  else
-    BMM__V16STORE(p, v);
-#else
-  (void)nt;
-  BMM__V16STORE(p, v);
-#endif
-}
 #endif
 
 /* ---- cpu_small: fixed-size register micro-kernels (size list above) ------
@@ -1659,71 +1611,43 @@ BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *c
   const int RB = (M + G - 1) / G
 #define BMM__AXPY_J0(b) ((b) == 0 ? 0 : NV - (NB - (b)) * CB)
 #define BMM__AXPY_JN(b) (((b) + 1 < NB ? BMM__AXPY_J0((b) + 1) : NV) - BMM__AXPY_J0(b))
-/* the tile in named vectors: widest (_v) and 16-byte (_v16) */
-BMM__INLINE void BMM__FN(small_axpy_v)(const BMM__T *BMM__RESTRICT A, const BMM__T *BMM__RESTRICT B,
-                                       BMM__T *BMM__RESTRICT C, const BMM__T al, const BMM__T be,
-                                       const BMM__T *bias, const int rc, const int nt, const int M,
-                                       const int N, const int64_t K) {
-  enum { V = BMM__CPU_VBYTES / (int)sizeof(BMM__T) };
-  BMM__AXPY_BLOCKS();
-  BMM__VEC vs[16][2], bv[2], r[8];
-  int i0, cb, i, j;
-  int64_t l;
-  BMM__UNROLL for (i0 = 0; i0 < M; i0 += RB) BMM__UNROLL for (cb = 0; cb < NB; ++cb) {
-    const int j0 = BMM__AXPY_J0(cb), jn = BMM__AXPY_JN(cb);
-    BMM__UNROLL for (i = 0; i < RB; ++i) BMM__UNROLL for (j = 0; j < CB; ++j) vs[i][j] =
-        (BMM__VEC){0};
-    BMM__UNROLL_K for (l = 0; l < K; ++l) {
-      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) bv[j] =
-          BMM__VLOAD(B + l * N + BMM__AXPY_COL(j0 + j));
-      BMM__UNROLL for (i = 0; i < RB; ++i) if (i0 + i < M) {
-        const BMM__T a = A[(i0 + i) * K + l];
-        BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) vs[i][j] += a * bv[j];
-      }
-    }
-    /* the block's C read (rc) before any of its stores (BMM__AXPY_J0) */
-    BMM__UNROLL for (i = 0; i < RB; ++i) if (i0 + i < M) {
-      BMM__T *c = C + (i0 + i) * N;
-      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) r[j] =
-          BMM__FN(vepilogue_v)(rc, al, be, c + BMM__AXPY_COL(j0 + j),
-                               bias ? bias + BMM__AXPY_COL(j0 + j) : NULL, vs[i][j]);
-      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn)
-          BMM__FN(vstore_c_v)(2 * nt, c + BMM__AXPY_COL(j0 + j), r[j]);
-    }
-  }
-}
-BMM__INLINE void BMM__FN(small_axpy_v16)(const BMM__T *BMM__RESTRICT A,
-                                         const BMM__T *BMM__RESTRICT B, BMM__T *BMM__RESTRICT C,
-                                         const BMM__T al, const BMM__T be, const BMM__T *bias,
-                                         const int rc, const int nt, const int M, const int N,
-                                         const int64_t K) {
-  enum { V = 16 / (int)sizeof(BMM__T) };
-  BMM__AXPY_BLOCKS();
-  BMM__V16 vs[16][2], bv[2], r[8];
-  int i0, cb, i, j;
-  int64_t l;
-  BMM__UNROLL for (i0 = 0; i0 < M; i0 += RB) BMM__UNROLL for (cb = 0; cb < NB; ++cb) {
-    const int j0 = BMM__AXPY_J0(cb), jn = BMM__AXPY_JN(cb);
-    BMM__UNROLL for (i = 0; i < RB; ++i) BMM__UNROLL for (j = 0; j < CB; ++j) vs[i][j] =
-        (BMM__V16){0};
-    BMM__UNROLL_K for (l = 0; l < K; ++l) {
-      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) bv[j] =
-          BMM__V16LOAD(B + l * N + BMM__AXPY_COL(j0 + j));
-      BMM__UNROLL for (i = 0; i < RB; ++i) if (i0 + i < M) {
-        const BMM__T a = A[(i0 + i) * K + l];
-        BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) vs[i][j] += a * bv[j];
-      }
-    }
-    BMM__UNROLL for (i = 0; i < RB; ++i) if (i0 + i < M) {
-      BMM__T *c = C + (i0 + i) * N;
-      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) r[j] =
-          BMM__FN(vepilogue_v16)(rc, al, be, c + BMM__AXPY_COL(j0 + j),
-                                 bias ? bias + BMM__AXPY_COL(j0 + j) : NULL, vs[i][j]);
-      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn)
-          BMM__FN(vstore_c_v16)(2 * nt, c + BMM__AXPY_COL(j0 + j), r[j]);
-    }
-  }
-}
+/* the vector epilogue, C store and tile, once per width (the width section,
+   near the end): BMM__W names it, v the widest vectors (BMM__CPU_VBYTES),
+   v16 16-byte ones */
+#undef BMM__CPU_SECTION
+#define BMM__CPU_SECTION 3
+#define BMM__W v
+#define BMM__WV BMM__VEC
+#define BMM__WLOAD BMM__VLOAD
+#define BMM__WSTORE BMM__VSTORE
+#define BMM__WFMA BMM__VFMA
+#define BMM__WNT BMM__NTSTORE_V
+#define BMM__WBYTES BMM__CPU_VBYTES
+#include "bmm_cpu.h"
+#undef BMM__W
+#undef BMM__WV
+#undef BMM__WLOAD
+#undef BMM__WSTORE
+#undef BMM__WFMA
+#undef BMM__WNT
+#undef BMM__WBYTES
+#define BMM__W v16
+#define BMM__WV BMM__V16
+#define BMM__WLOAD BMM__V16LOAD
+#define BMM__WSTORE BMM__V16STORE
+#define BMM__WFMA BMM__V16FMA
+#define BMM__WNT BMM__NTSTORE_V16
+#define BMM__WBYTES 16
+#include "bmm_cpu.h"
+#undef BMM__W
+#undef BMM__WV
+#undef BMM__WLOAD
+#undef BMM__WSTORE
+#undef BMM__WFMA
+#undef BMM__WNT
+#undef BMM__WBYTES
+#undef BMM__CPU_SECTION
+#define BMM__CPU_SECTION 1
 #undef BMM__AXPY_BLOCKS
 #undef BMM__AXPY_J0
 #undef BMM__AXPY_JN
@@ -1911,9 +1835,9 @@ BMM__CPU_COL_SHAPES(BMM__COL_DEF)
    vanish, so the bottom edge needs no copy and no padding. B is read where it
    lies when its rows are contiguous and one entry's B stays in L1/L2 (no
    per-entry packing: a 32^3 entry is then pure streaming); else NC x KC blocks
-   of B are packed into 2-vector panels. With packing, the first KC block
-   applies the epilogue and later ones add alpha * partial (C is written by
-   then, so beta is applied once).
+   of B are packed into 2-vector panels. With packing and k > KC a unit holds
+   its rows' sums over the KC blocks and applies the epilogue once, at the last
+   block (BMM__FN(blocked)).
    Tile: sums over l < k of a[i*ars + l*acs] * b[l*brs + j] for i < R, j < w
    (w <= NV vectors), written to out[i * 2 vectors + j]. */
 typedef void (*BMM__FN(tile_fn))(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars, int64_t acs,
@@ -2063,12 +1987,49 @@ BMM__INLINE void BMM__FN(blk_store)(const bmm_plan *pl, BMM__T *cp, int64_t crs,
     BMM__FN(store)(pl, cp + i * crs, ccs, out + i * NR, cnt, j0, 1, 0);
 }
 
+/* kc x nc of B (at b, strides brs, bcs) into NR-column panels at bp, panel
+   jr / NR at bp + jr * kc, row l of it at + l * NR, zero-padded to NR. The
+   loop runs along B's contiguous direction: row-major B a row at a time
+   across the panels (one sequential read of nc elements), else a panel at a
+   time down the rows; the old panel-first order read a row-major B in
+   NR-element pieces kc rows apart, a stride the prefetchers do not follow
+   (bench/notes/cpu.md, "blocked packing"). */
+BMM__INLINE void BMM__FN(blk_pack)(const BMM__T *b, int64_t brs, int64_t bcs, int64_t kc,
+                                   int64_t nc, BMM__T *bp) {
+  enum { NR = 2 * BMM__CPU_VBYTES / (int)sizeof(BMM__T) };
+  int64_t l, jr, j;
+  if (bcs == 1) {
+    for (l = 0; l < kc; ++l)
+      for (jr = 0; jr < nc; jr += NR) {
+        const int64_t wr = nc - jr < (int64_t)NR ? nc - jr : (int64_t)NR;
+        BMM__T *dst = bp + jr * kc + l * NR;
+        for (j = 0; j < wr; ++j)
+          dst[j] = b[l * brs + jr + j];
+        for (; j < NR; ++j)
+          dst[j] = 0;
+      }
+    return;
+  }
+  for (jr = 0; jr < nc; jr += NR) {
+    const int64_t wr = nc - jr < (int64_t)NR ? nc - jr : (int64_t)NR;
+    BMM__T *dst = bp + jr * kc;
+    for (l = 0; l < kc; ++l) {
+      for (j = 0; j < wr; ++j)
+        dst[l * NR + j] = b[l * brs + (jr + j) * bcs];
+      for (; j < NR; ++j)
+        dst[l * NR + j] = 0;
+    }
+  }
+}
+
 /* kernel blocked (bmm__cpu_pick): units are (entry, column block, row block)
    triples (bmm__cpu_blk_units). With B packed and k > KC a unit holds its MB
    rows' sums over the KC blocks in scratch after the packed B and applies the
    epilogue once, at the last block: alpha multiplies the whole sum, never a KC
    block's part (1e300 * 1e10 is Inf where 1e300 * (1e10 - 1e10 + 1) is not;
-   issue 24, defect 2). B is then re-packed per MB rows (~1/MB of the work). */
+   issue 24, defect 2). The unit has at most MH rows (bmm__cpu_blk_rows), so
+   the scratch is MH x NC elements and B is re-packed per MH rows (~1/MH of the
+   work; per 96 rows that cost square1024 f64 1.57x its time). */
 static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t u0,
                              int64_t u1) {
   enum {
@@ -2095,7 +2056,7 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
      failure may fail the call) */
   const int dots =
       !in_place && !(bp = (BMM__T *)malloc(sizeof(BMM__T) * NC *
-                                           (BMM__BLK_KC + (k > BMM__BLK_KC ? BMM__BLK_MB : 0))));
+                                           (BMM__BLK_KC + (k > BMM__BLK_KC ? BMM__BLK_MH : 0))));
   for (u = u0; u < u1; ++u) {
     const BMM__T *A, *B;
     BMM__T *C;
@@ -2143,17 +2104,7 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
       const int64_t nc = n - jc < (int64_t)NC ? n - jc : (int64_t)NC;
       for (pc = 0; pc < k; pc += BMM__BLK_KC) {
         const int64_t kc = k - pc < BMM__BLK_KC ? k - pc : BMM__BLK_KC;
-        for (jr = 0; jr < nc; jr += NR) {
-          BMM__T *dst = bp + jr * kc;
-          const int64_t wr = nc - jr < (int64_t)NR ? nc - jr : (int64_t)NR;
-          for (l = 0; l < kc; ++l) {
-            const BMM__T *src = B + (pc + l) * brs + (jc + jr) * bcs;
-            for (j = 0; j < wr; ++j)
-              dst[l * NR + j] = src[j * bcs];
-            for (; j < NR; ++j)
-              dst[l * NR + j] = 0;
-          }
-        }
+        BMM__FN(blk_pack)(B + pc * brs + jc * bcs, brs, bcs, kc, nc, bp);
         for (ir = i0; ir < i1; ir += MR) {
           const int64_t h = i1 - ir < (int64_t)MR ? i1 - ir : (int64_t)MR;
           const BMM__T *at = A + ir * ars + pc * acs;
@@ -2269,6 +2220,89 @@ static const bmm__cpu_range_fn BMM__FN(kernels)[BMM__CPU_KERNEL_COUNT] = {
 #undef BMM__V16FMA
 #endif
 #endif /* BMM__CPU_HALF */
+
+#elif BMM__CPU_SECTION == 3 /* one vector width of a real dtype ----------------- \
+   Included twice by the real section (cpu_small's tiles), BMM__T and BMM__N      \
+   as there, with BMM__W the width's name (v: BMM__CPU_VBYTES, v16: 16 bytes),    \
+   BMM__WV its vector type, BMM__WBYTES its size, BMM__WLOAD / BMM__WSTORE /      \
+   BMM__WFMA / BMM__WNT its unaligned load, store, fused multiply-add and         \
+   streamed store. BMM__WFN(base) names bmm__cpu_<base><W>_<name>. */
+#define BMM__WFN(base) BMM__FN(BMM__CAT(base, BMM__W))
+
+/* The epilogue on one vector x of sums, C's lanes at c (read if rc), bias
+   lanes at bs (NULL: none). */
+BMM__INLINE BMM__WV BMM__WFN(vepilogue_)(int rc, BMM__T al, BMM__T be, const BMM__T *c,
+                                         const BMM__T *bs, BMM__WV x) {
+  BMM__WV r;
+  if (!rc && !bs) return al * x;
+  r = -(BMM__WV){0}; /* -0.0, the identity of + */
+  if (bs) r = BMM__WLOAD(bs);
+  if (rc) BMM__WFMA(be, BMM__WLOAD(c), r);
+  BMM__WFMA(al, x, r);
+  return r;
+}
+/* A vector store to C, streamed where nt says: 0 never, 1 where p is aligned
+   to the vector, 2 also in 16-byte pieces where p is only 16-byte aligned (C
+   of a malloc'd array lies 16 bytes off a 64-byte line; for 16-byte vectors
+   that is 1). The pieces cost a store each: they pay in cpu_small's tiny,
+   memory-bound products, not in cpu_blocked's (bench/notes/cpu.md,
+   "streaming stores"). */
+BMM__INLINE void BMM__WFN(vstore_c_)(int nt, BMM__T *p, BMM__WV v) {
+#if BMM__CPU_NT
+  const uintptr_t a = (uintptr_t)(const void *)p;
+  int q;
+  if (nt > 0 && (a & (BMM__WBYTES - 1)) == 0) {
+    BMM__WNT(p, v);
+  } else if (BMM__WBYTES == 16 || nt < 2 || (a & 15) != 0) {
+    BMM__WSTORE(p, v);
+  } else {
+    for (q = 0; q < BMM__WBYTES / 16; ++q) {
+      __m128i x;
+      memcpy(&x, (const char *)&v + 16 * q, 16);
+      _mm_stream_si128((__m128i *)(void *)((char *)p + 16 * q), x);
+    }
+  }
+#else
+  (void)nt;
+  BMM__WSTORE(p, v);
+#endif
+}
+
+/* cpu_small's tile in named vectors of this width (the real section's
+   "cpu_small: fixed-size register micro-kernels" says how it is blocked) */
+BMM__INLINE void BMM__WFN(small_axpy_)(const BMM__T *BMM__RESTRICT A, const BMM__T *BMM__RESTRICT B,
+                                       BMM__T *BMM__RESTRICT C, const BMM__T al, const BMM__T be,
+                                       const BMM__T *bias, const int rc, const int nt, const int M,
+                                       const int N, const int64_t K) {
+  enum { V = BMM__WBYTES / (int)sizeof(BMM__T) };
+  BMM__AXPY_BLOCKS();
+  BMM__WV vs[16][2], bv[2], r[8];
+  int i0, cb, i, j;
+  int64_t l;
+  BMM__UNROLL for (i0 = 0; i0 < M; i0 += RB) BMM__UNROLL for (cb = 0; cb < NB; ++cb) {
+    const int j0 = BMM__AXPY_J0(cb), jn = BMM__AXPY_JN(cb);
+    BMM__UNROLL for (i = 0; i < RB; ++i) BMM__UNROLL for (j = 0; j < CB; ++j) vs[i][j] =
+        (BMM__WV){0};
+    BMM__UNROLL_K for (l = 0; l < K; ++l) {
+      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) bv[j] =
+          BMM__WLOAD(B + l * N + BMM__AXPY_COL(j0 + j));
+      BMM__UNROLL for (i = 0; i < RB; ++i) if (i0 + i < M) {
+        const BMM__T a = A[(i0 + i) * K + l];
+        BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) vs[i][j] += a * bv[j];
+      }
+    }
+    /* the block's C read (rc) before any of its stores (BMM__AXPY_J0) */
+    BMM__UNROLL for (i = 0; i < RB; ++i) if (i0 + i < M) {
+      BMM__T *c = C + (i0 + i) * N;
+      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn) r[j] =
+          BMM__WFN(vepilogue_)(rc, al, be, c + BMM__AXPY_COL(j0 + j),
+                               bias ? bias + BMM__AXPY_COL(j0 + j) : NULL, vs[i][j]);
+      BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn)
+          BMM__WFN(vstore_c_)(2 * nt, c + BMM__AXPY_COL(j0 + j), r[j]);
+    }
+  }
+}
+#undef BMM__WFN
 
 #else /* BMM__CPU_SECTION == 2: the complex kernels, once per complex dtype ----- \
    BMM__T is the (re, im) struct, BMM__R the type of one part, BMM__RN its real   \

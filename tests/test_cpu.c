@@ -2498,6 +2498,52 @@ static void test_regress_alpha_whole_sum(void) {
   }
 }
 
+/* cpu_blocked with B packed and k > KC (256): a unit holds its rows' sums over
+   the KC blocks in scratch (at most BMM__BLK_MH rows), and a row-major B is
+   packed a row at a time. Small-integer data: every sum is exact, so blocked
+   and cpu_ref must agree exactly. Column-major B, 16 entries of 490 rows (one
+   unit of 480 held rows and one of 10: the scratch's extent, under ASan);
+   row-major B of 130 x 260 (packed: over 256 KiB), both dtypes. */
+static void test_regress_blocked_held_rows(void) {
+  static const struct {
+    int64_t batch, m, n, k;
+    int colb;
+  } cases[] = {{16, 490, 8, 260, 1}, {1, 100, 130, 260, 0}};
+  int ci, d;
+  for (ci = 0; ci < 2; ++ci)
+    for (d = 0; d < 2; ++d) {
+      const int64_t bt = cases[ci].batch, m = cases[ci].m, n = cases[ci].n, k = cases[ci].k;
+      const bmm_dtype dt = d ? BMM_F64 : BMM_F32;
+      const size_t sz = d ? sizeof(double) : sizeof(float);
+      char *a = malloc(sz * (size_t)(bt * m * k)), *b = malloc(sz * (size_t)(bt * k * n));
+      char *c[2] = {malloc(sz * (size_t)(bt * m * n)), malloc(sz * (size_t)(bt * m * n))};
+      int64_t i, bad = 0;
+      int r;
+      if (!CHECK(a && b && c[0] && c[1], "allocation")) {
+        free(a), free(b), free(c[0]), free(c[1]);
+        continue;
+      }
+      for (i = 0; i < bt * m * k; ++i)
+        d ? (((double *)a)[i] = (double)(i % 13 - 6)) : (((float *)a)[i] = (float)(i % 13 - 6));
+      for (i = 0; i < bt * k * n; ++i)
+        d ? (((double *)b)[i] = (double)(i % 11 - 5)) : (((float *)b)[i] = (float)(i % 11 - 5));
+      for (r = 0; r < 2; ++r) {
+        bmm_problem p = bmm_problem_rowmajor(dt, bt, m, n, k, a, b, c[r]);
+        if (cases[ci].colb) p.b.row_stride = 1, p.b.col_stride = k;
+        for (i = 0; i < bt * m * n; ++i)
+          d ? (((double *)c[r])[i] = (double)(i % 7)) : (((float *)c[r])[i] = (float)(i % 7));
+        p.alpha = 0.5, p.beta = 0.25;
+        p.strategy = r ? BMM_CPU_REF : BMM_CPU_BLOCKED;
+        CHECK(bmm_cpu(&p) == BMM_OK, "%s: %s", r ? "cpu_ref" : "cpu_blocked", bmm_last_error());
+      }
+      bad = memcmp(c[0], c[1], sz * (size_t)(bt * m * n)) != 0;
+      CHECK(!bad, "%s %lldx%lldx%lld x %lld, %s B: cpu_blocked differs from cpu_ref",
+            bmm_dtype_name(dt), (long long)m, (long long)n, (long long)k, (long long)bt,
+            cases[ci].colb ? "column-major" : "row-major");
+      free(a), free(b), free(c[0]), free(c[1]);
+    }
+}
+
 /* A temporary file holding `size` bytes of `text`; its path in path[64]. */
 static void tmp_file(char *path, const char *text, size_t size) {
   FILE *f;
@@ -2814,6 +2860,7 @@ static void test_regress_unsupported_names(void) {
   X(epilogue_same_bits)         \
   X(threads_same_bits)          \
   X(regress_alpha_whole_sum)    \
+  X(regress_blocked_held_rows)  \
   X(regress_table_nul)          \
   X(regress_rowmajor_overflow)  \
   X(regress_entry_point)        \
