@@ -230,9 +230,10 @@ template <typename T> struct bmm__cuda_num_real : bmm__cuda_real_ops<T> {
 template <> struct bmm__cuda_num<float> : bmm__cuda_num_real<float> {};
 template <> struct bmm__cuda_num<double> : bmm__cuda_num_real<double> {};
 
-/* f16, bf16: f32 sums. On the device the conversion instructions (exact to
-   f32; round to nearest even from it, as bmm_f32_to_f16/_bf16, which the
-   host build (tests/cuda_emu) runs instead: the same bits but NaN payloads) */
+/* f16, bf16: f32 sums. The device converts with cvt (exact to f32, round to
+   nearest even from it); the host build of the kernels (tests/cuda_emu) with
+   bmm.h's functions, which give the same bits for every value but NaNs
+   (whose payload bmm.h keeps and cvt may not) */
 template <> struct bmm__cuda_num<bmm__cuda_f16> : bmm__cuda_real_ops<float> {
   typedef bmm__cuda_f16 part;
   enum { parts = 1 };
