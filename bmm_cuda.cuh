@@ -19,6 +19,10 @@
    memory only where the device can read pageable memory); others give
    BMM_BAD_DEVICE_POINTER before anything is launched.
 
+   Every dtype runs on every kernel strategy: f16 and bf16 sum in f32 and
+   round C once, c64 and c128 take the conj flags and complex alpha, beta
+   (bmm__cuda_num below is what differs by dtype).
+
    One entry per strategy forces it: bmm_cuda_loop(p, stream),
    bmm_cuda_warp, bmm_cuda_staged, bmm_cuda_tiled, bmm_cuda_batch_inner,
    bmm_cuda_batch_entry, bmm_cuda_cublas.
@@ -327,8 +331,9 @@ static size_t bmm__cuda_acc_size(bmm_dtype dt) {
 /* ---- kernels ------------------------------------------------------------
    Every kernel is a function template over the element type, instantiated
    by the launch switch (bmm__cuda_go, generated from BMM__CUDA_VARIANTS)
-   for each BMM_DTYPES row. It gets the validated plan (by value,
-   __grid_constant__ so taking its address costs no local copy) plus the
+   for the kernel element type of each BMM_DTYPES row (BMM__CUDA_T_<name>).
+   It gets the validated plan (by value, __grid_constant__ so taking its
+   address costs no local copy) plus the
    launch values the pick set, and may assume what its strategy claims in
    BMM_CUDA_STRATEGIES. Batch entries and outputs are folded into grid x and
    walked with grid-stride loops in int64, so any batch runs in one launch.
