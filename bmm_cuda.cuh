@@ -19,6 +19,10 @@
    memory only where the device can read pageable memory); others give
    BMM_BAD_DEVICE_POINTER before anything is launched.
 
+   Every dtype runs on every kernel strategy: f16 and bf16 sum in f32 and
+   round C once, c64 and c128 take the conj flags and complex alpha, beta
+   (bmm__cuda_num below is what differs by dtype).
+
    One entry per strategy forces it: bmm_cuda_loop(p, stream),
    bmm_cuda_warp, bmm_cuda_staged, bmm_cuda_tiled, bmm_cuda_batch_inner,
    bmm_cuda_batch_entry, bmm_cuda_cublas.
@@ -269,19 +273,158 @@ BMM_RULES_END
 #endif
 #define BMM__CUDA_NRULES(t) ((int)(sizeof(t) / sizeof((t)[0])))
 
-/* The dtypes with CUDA kernels: BMM__CUDA_HAS_<name>(code) keeps code for
-   them and drops it for the rest, so that no kernel is instantiated over a
-   storage type it cannot compute in (f16 and bf16 are bits in a uint16_t,
-   c64 and c128 (re, im) structs, until their kernels come: issue 23). */
-#define BMM__CUDA_HAS_f32(...) __VA_ARGS__
-#define BMM__CUDA_HAS_f64(...) __VA_ARGS__
-#define BMM__CUDA_HAS_c64(...)
-#define BMM__CUDA_HAS_c128(...)
-#define BMM__CUDA_HAS_f16(...)
-#define BMM__CUDA_HAS_bf16(...)
-static int bmm__cuda_has_dtype(bmm_dtype dt) {
+/* ---- numbers: what differs by dtype inside a kernel ----------------------
+   Kernels are templates over a kernel element type (BMM__CUDA_T_<name> of
+   each BMM_DTYPES row): f32 float, f64 double, c64/c128 the (re, im) structs
+   of bmm.h, and for f16/bf16 the two structs below (bmm_f16 and bmm_bf16 are
+   one uint16_t to the compiler, so a template could not tell them apart).
+   bmm__cuda_num<T> is all a kernel knows of its numbers:
+     acc      the type sums are kept in (f32 for f16/bf16: products of two
+              halves are exact in f32, and C is rounded once, when stored)
+     part     the type of one stored component (the complex dtypes' float or
+              double, else T) and parts per element: what staging copies
+     zero(), ld(p, conj)  an element into acc (conj: complex only, negates
+              the imaginary part; f16/bf16 widened exactly)
+     mad(s, a, b)  s += a * b;  add(a, b);  scale(re, im, v): alpha or beta
+              times v (a real scale, im == 0, multiplies both parts, so 0 * Inf
+              never makes a NaN of the other part, as on the CPU)
+     shfl_xor  a full-warp butterfly step, per part
+     st(p, v) acc into the stored type (f16/bf16: round to nearest even)
+   f32 and f64 are plain loads, stores and `s += a * b`: their kernels
+   compile as they did before the traits. */
+typedef struct bmm__cuda_f16 {
+  uint16_t bits;
+} bmm__cuda_f16;
+typedef struct bmm__cuda_bf16 {
+  uint16_t bits;
+} bmm__cuda_bf16;
+#define BMM__CUDA_T_f32 float
+#define BMM__CUDA_T_f64 double
+#define BMM__CUDA_T_c64 bmm_c64
+#define BMM__CUDA_T_c128 bmm_c128
+#define BMM__CUDA_T_f16 bmm__cuda_f16
+#define BMM__CUDA_T_bf16 bmm__cuda_bf16
+#define BMM__CUDA_STR_(x) #x
+#define BMM__CUDA_STR(x) BMM__CUDA_STR_(x) /* the type's name, for explain */
+
+/* the arithmetic of a real accumulator A (float, double) */
+template <typename A> struct bmm__cuda_real_ops {
+  typedef A acc;
+  static __device__ __forceinline__ A zero() { return (A)0; }
+  static __device__ __forceinline__ void mad(A &s, A a, A b) { s += a * b; }
+  static __device__ __forceinline__ A add(A a, A b) { return a + b; }
+  static __device__ __forceinline__ A scale(double re, double im, A v) {
+    (void)im;
+    return (A)re * v;
+  }
+  static __device__ __forceinline__ A shfl_xor(A v, int off, int width) {
+    return __shfl_xor_sync(0xffffffffu, v, off, width);
+  }
+};
+
+template <typename T> struct bmm__cuda_num;
+
+/* f32, f64: stored as computed */
+template <typename T> struct bmm__cuda_num_real : bmm__cuda_real_ops<T> {
+  typedef T part;
+  enum { parts = 1 };
+  static __device__ __forceinline__ T ld(const T *p, int conj) {
+    (void)conj;
+    return *p;
+  }
+  static __device__ __forceinline__ void st(T *p, T v) { *p = v; }
+};
+template <> struct bmm__cuda_num<float> : bmm__cuda_num_real<float> {};
+template <> struct bmm__cuda_num<double> : bmm__cuda_num_real<double> {};
+
+/* f16, bf16: f32 sums. The device converts with cvt (exact to f32, round to
+   nearest even from it); the host build of the kernels (tests/cuda_emu) with
+   bmm.h's functions, which give the same bits for every value but NaNs
+   (whose payload bmm.h keeps and cvt may not) */
+template <> struct bmm__cuda_num<bmm__cuda_f16> : bmm__cuda_real_ops<float> {
+  typedef bmm__cuda_f16 part;
+  enum { parts = 1 };
+  static __device__ __forceinline__ float ld(const bmm__cuda_f16 *p, int conj) {
+    (void)conj;
+#ifdef __CUDA_ARCH__
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(p->bits));
+    return f;
+#else
+    return bmm_f16_to_f32(p->bits);
+#endif
+  }
+  static __device__ __forceinline__ void st(bmm__cuda_f16 *p, float v) {
+#ifdef __CUDA_ARCH__
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(v));
+    p->bits = h;
+#else
+    p->bits = bmm_f32_to_f16(v);
+#endif
+  }
+};
+template <> struct bmm__cuda_num<bmm__cuda_bf16> : bmm__cuda_real_ops<float> {
+  typedef bmm__cuda_bf16 part;
+  enum { parts = 1 };
+  static __device__ __forceinline__ float ld(const bmm__cuda_bf16 *p, int conj) {
+    (void)conj;
+    return bmm_bf16_to_f32(p->bits); /* a shift: the f32 with the low half zero */
+  }
+  static __device__ __forceinline__ void st(bmm__cuda_bf16 *p, float v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    unsigned short h;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(v));
+    p->bits = h;
+#else
+    p->bits = bmm_f32_to_bf16(v);
+#endif
+  }
+};
+
+/* c64, c128: (re, im) sums of the component type R, each part a real dot
+   product of 2k terms in the order of the CPU's complex kernels */
+template <typename T, typename R> struct bmm__cuda_num_complex {
+  typedef T acc;
+  typedef R part;
+  enum { parts = 2 };
+  static __device__ __forceinline__ T make(R re, R im) {
+    T v;
+    v.re = re, v.im = im;
+    return v;
+  }
+  static __device__ __forceinline__ T zero() { return make((R)0, (R)0); }
+  static __device__ __forceinline__ T ld(const T *p, int conj) {
+    const R re = p->re, im = p->im;
+    return make(re, conj ? -im : im);
+  }
+  static __device__ __forceinline__ void st(T *p, T v) { *p = v; }
+  static __device__ __forceinline__ void mad(T &s, T a, T b) {
+    s.re += a.re * b.re;
+    s.re -= a.im * b.im;
+    s.im += a.re * b.im;
+    s.im += a.im * b.re;
+  }
+  static __device__ __forceinline__ T add(T a, T b) { return make(a.re + b.re, a.im + b.im); }
+  static __device__ __forceinline__ T scale(double re, double im, T v) {
+    const R r = (R)re, i = (R)im;
+    if (im == 0.0) return make(r * v.re, r * v.im);
+    return make(r * v.re - i * v.im, r * v.im + i * v.re);
+  }
+  static __device__ __forceinline__ T shfl_xor(T v, int off, int width) {
+    const R re = __shfl_xor_sync(0xffffffffu, v.re, off, width);
+    const R im = __shfl_xor_sync(0xffffffffu, v.im, off, width);
+    return make(re, im);
+  }
+};
+template <> struct bmm__cuda_num<bmm_c64> : bmm__cuda_num_complex<bmm_c64, float> {};
+template <> struct bmm__cuda_num<bmm_c128> : bmm__cuda_num_complex<bmm_c128, double> {};
+
+/* bytes of one sum (TILED keeps its shared tiles in it) */
+static size_t bmm__cuda_acc_size(bmm_dtype dt) {
   switch (dt) {
-#define BMM__X(E, name, ...) BMM__CUDA_HAS_##name(case BMM_##E : return 1;)
+#define BMM__X(E, name, ...) \
+  case BMM_##E: return sizeof(bmm__cuda_num<BMM__CUDA_T_##name>::acc);
     BMM_DTYPES(BMM__X)
 #undef BMM__X
   default: return 0;
@@ -291,8 +434,9 @@ static int bmm__cuda_has_dtype(bmm_dtype dt) {
 /* ---- kernels ------------------------------------------------------------
    Every kernel is a function template over the element type, instantiated
    by the launch switch (bmm__cuda_go, generated from BMM__CUDA_VARIANTS)
-   for each BMM_DTYPES row. It gets the validated plan (by value,
-   __grid_constant__ so taking its address costs no local copy) plus the
+   for the kernel element type of each BMM_DTYPES row (BMM__CUDA_T_<name>).
+   It gets the validated plan (by value, __grid_constant__ so taking its
+   address costs no local copy) plus the
    launch values the pick set, and may assume what its strategy claims in
    BMM_CUDA_STRATEGIES. Batch entries and outputs are folded into grid x and
    walked with grid-stride loops in int64, so any batch runs in one launch.
@@ -325,26 +469,31 @@ static __device__ __forceinline__ void bmm__cuda_offsets(const bmm_plan *pl, int
 /* The epilogue every kernel ends with: alpha, then beta * C (only when beta
    != 0, so a poisoned C is never read), then the bias row. */
 template <typename T>
-static __device__ __forceinline__ void bmm__cuda_epilogue(const bmm_plan *pl, T *cp, T acc,
-                                                          int64_t j) {
-  T v = (T)pl->alpha * acc;
-  if (pl->read_c) v += (T)pl->beta * *cp;
-  if (pl->bias) v += ((const T *)pl->bias)[j];
-  *cp = v;
+static __device__ __forceinline__ void
+bmm__cuda_epilogue(const bmm_plan *pl, T *cp, typename bmm__cuda_num<T>::acc acc, int64_t j) {
+  typedef bmm__cuda_num<T> N;
+  typename N::acc v = N::scale(pl->alpha, pl->alpha_im, acc);
+  if (pl->read_c) v = N::add(v, N::scale(pl->beta, pl->beta_im, N::ld(cp, 0)));
+  if (pl->bias) v = N::add(v, N::ld((const T *)pl->bias + j, 0));
+  N::st(cp, v);
 }
 
 #define BMM__CUDA_TID() ((int64_t)blockIdx.x * blockDim.x + threadIdx.x)
 #define BMM__CUDA_NTHREADS() ((int64_t)gridDim.x * blockDim.x)
 
-/* A strided dot product; inlined with constant strides for packed layouts. */
+/* A strided dot product, A and B read conjugated where the plan says;
+   inlined with constant strides for packed layouts. */
 template <typename T>
-static __device__ __forceinline__ T bmm__cuda_dot(const T *__restrict__ a, int64_t as,
-                                                  const T *__restrict__ b, int64_t bs, int64_t k) {
-  T acc = 0;
+static __device__ __forceinline__ typename bmm__cuda_num<T>::acc
+bmm__cuda_dot(const bmm_plan *pl, const T *__restrict__ a, int64_t as, const T *__restrict__ b,
+              int64_t bs, int64_t k) {
+  typedef bmm__cuda_num<T> N;
+  const int ca = pl->a.conj, cb = pl->b.conj;
+  typename N::acc acc = N::zero();
   int64_t l;
 #pragma unroll 4
   for (l = 0; l < k; ++l)
-    acc += a[l * as] * b[l * bs];
+    N::mad(acc, N::ld(a + l * as, ca), N::ld(b + l * bs, cb));
   return acc;
 }
 
@@ -360,13 +509,13 @@ template <typename T> __global__ void bmm__cuda_loop(const __grid_constant__ bmm
   int64_t idx;
   for (idx = BMM__CUDA_TID(); idx < total; idx += BMM__CUDA_NTHREADS()) {
     int64_t b = idx / mn, r = idx - b * mn, i = r / n, j = r - i * n, oa, ob, oc;
-    T acc = 0;
+    typename bmm__cuda_num<T>::acc acc = bmm__cuda_num<T>::zero();
     bmm__cuda_offsets(pl, b, &oa, &ob, &oc);
     if (pl->use_ab) {
       if (packed)
-        acc = bmm__cuda_dot<T>(A + oa + i * k, 1, B + ob + j, n, k);
+        acc = bmm__cuda_dot<T>(pl, A + oa + i * k, 1, B + ob + j, n, k);
       else
-        acc = bmm__cuda_dot<T>(A + oa + i * pl->a.row_stride, pl->a.col_stride,
+        acc = bmm__cuda_dot<T>(pl, A + oa + i * pl->a.row_stride, pl->a.col_stride,
                                B + ob + j * pl->b.col_stride, pl->b.row_stride, k);
     }
     bmm__cuda_epilogue<T>(pl, C + oc + i * pl->c.row_stride + j * pl->c.col_stride, acc, j);
@@ -379,6 +528,7 @@ template <typename T> __global__ void bmm__cuda_loop(const __grid_constant__ bmm
    iterations (the loop tests the warp's first group) so the full-mask
    shuffles are legal; lanes past the end add zeros and store nothing. */
 template <typename T> __global__ void bmm__cuda_warp(const __grid_constant__ bmm__cuda_args args) {
+  typedef bmm__cuda_num<T> N;
   const bmm_plan *pl = &args.pl;
   const int64_t m = pl->m, n = pl->n, k = pl->k, mn = m * n, total = mn * pl->batch;
   const int lanes = args.lanes, lane = (int)(threadIdx.x & (unsigned)(lanes - 1));
@@ -388,7 +538,7 @@ template <typename T> __global__ void bmm__cuda_warp(const __grid_constant__ bmm
   int64_t g = tid / lanes, warp_first = (tid - (threadIdx.x & 31u)) / lanes;
   for (; warp_first < total; g += step, warp_first += step) {
     int64_t b = 0, i = 0, j = 0, oa = 0, ob = 0, oc = 0, l;
-    T acc = 0;
+    typename N::acc acc = N::zero();
     int off;
     if (g < total) {
       int64_t r;
@@ -397,12 +547,13 @@ template <typename T> __global__ void bmm__cuda_warp(const __grid_constant__ bmm
       if (pl->use_ab) {
         const T *ap = A + oa + i * pl->a.row_stride, *bp = B + ob + j * pl->b.col_stride;
         const int64_t as = pl->a.col_stride, bs = pl->b.row_stride;
+        const int ca = pl->a.conj, cb = pl->b.conj;
         for (l = lane; l < k; l += lanes)
-          acc += ap[l * as] * bp[l * bs];
+          N::mad(acc, N::ld(ap + l * as, ca), N::ld(bp + l * bs, cb));
       }
     }
     for (off = lanes >> 1; off > 0; off >>= 1)
-      acc += __shfl_xor_sync(0xffffffffu, acc, off, lanes);
+      acc = N::add(acc, N::shfl_xor(acc, off, lanes));
     if (g < total && lane == 0)
       bmm__cuda_epilogue<T>(pl, C + oc + i * pl->c.row_stride + j * pl->c.col_stride, acc, j);
   }
@@ -480,8 +631,8 @@ static __device__ __forceinline__ void bmm__cuda_stage_vec(const T *__restrict__
 }
 
 template <typename T>
-static __device__ __forceinline__ void bmm__cuda_stage(const T *__restrict__ src, int cnt, T *dst,
-                                                       int row, int ld, int vec) {
+static __device__ __forceinline__ void bmm__cuda_stage_parts(const T *__restrict__ src, int cnt,
+                                                             T *dst, int row, int ld, int vec) {
   if (vec >= 16 && 16 % sizeof(T) == 0)
     bmm__cuda_stage_vec<T>(src, cnt, dst, row, ld, 16);
   else if (vec >= 8 && sizeof(T) <= 8)
@@ -493,9 +644,24 @@ static __device__ __forceinline__ void bmm__cuda_stage(const T *__restrict__ src
   }
 }
 
+/* Staging copies components, not elements: a complex element is only
+   aligned to its component (4 or 8 bytes), so its vector head is counted in
+   components (element e, part q is component parts*e + q at
+   (e / row) * parts*ld + parts*(e % row) + q: the same map, scaled). 2-byte
+   halves move 8 to a 16-byte load. */
+template <typename T>
+static __device__ __forceinline__ void bmm__cuda_stage(const T *__restrict__ src, int cnt, T *dst,
+                                                       int row, int ld, int vec) {
+  typedef typename bmm__cuda_num<T>::part P;
+  const int q = bmm__cuda_num<T>::parts;
+  bmm__cuda_stage_parts<P>((const P *)src, cnt * q, (P *)dst, row * q, ld * q, vec);
+}
+
 template <typename T>
 __global__ void bmm__cuda_staged(const __grid_constant__ bmm__cuda_args args) {
+  typedef bmm__cuda_num<T> N;
   const bmm_plan *pl = &args.pl;
+  const int ca = pl->a.conj, cb = pl->b.conj;
   const int m = (int)pl->m, n = (int)pl->n, k = (int)pl->k, mn = m * n;
   const int G = args.per_block, a_ld = args.a_ld, b_ld = args.b_ld, use_ab = pl->use_ab;
   const int shared_b = pl->layout == BMM_LAYOUT_SHARED_B;
@@ -519,13 +685,13 @@ __global__ void bmm__cuda_staged(const __grid_constant__ bmm__cuda_args args) {
     }
     for (o = (int)threadIdx.x; o < outs; o += (int)blockDim.x) {
       const int g = o / mn, r = o - g * mn, i = r / n, j = r - i * n;
-      T acc = 0;
+      typename N::acc acc = N::zero();
       if (use_ab) {
         const T *ar = sA + (g * m + i) * a_ld, *bc = sB + (shared_b ? 0 : g * b_ld) + j;
         int l;
 #pragma unroll 4
         for (l = 0; l < k; ++l)
-          acc += ar[l] * bc[l * n];
+          N::mad(acc, N::ld(ar + l, ca), N::ld(bc + l * n, cb));
       }
       bmm__cuda_epilogue<T>(pl, Cg + o, acc, j);
     }
@@ -543,10 +709,15 @@ __global__ void bmm__cuda_staged(const __grid_constant__ bmm__cuda_args args) {
 #define BMM__CUDA_TILE_K 16
 template <typename T, int TL>
 static __device__ __forceinline__ void bmm__cuda_tiled_body(const bmm__cuda_args &args) {
+  typedef bmm__cuda_num<T> N;
+  typedef typename N::acc S;
   enum { R = TL / 16, KT = BMM__CUDA_TILE_K };
-  __shared__ T sA[KT][TL + 1];
-  __shared__ T sB[KT][TL + 1];
+  /* the tiles hold sums' type: f16/bf16 widened and conj applied once per
+     load, not once per use */
+  __shared__ S sA[KT][TL + 1];
+  __shared__ S sB[KT][TL + 1];
   const bmm_plan *pl = &args.pl;
+  const int ca = pl->a.conj, cb = pl->b.conj;
   const int64_t m = pl->m, n = pl->n, k = pl->k;
   const int64_t tiles_m = (m + TL - 1) / TL, tiles_n = (n + TL - 1) / TL;
   const int64_t per_entry = tiles_m * tiles_n, total = per_entry * pl->batch;
@@ -561,13 +732,13 @@ static __device__ __forceinline__ void bmm__cuda_tiled_body(const bmm__cuda_args
     const int64_t b = t / per_entry, rt = t - b * per_entry, tm = rt / tiles_n;
     const int64_t i0 = tm * TL, j0 = (rt - tm * tiles_n) * TL;
     int64_t oa, ob, oc, l0;
-    T acc[R][R];
+    S acc[R][R];
     int r, c;
 #pragma unroll
     for (r = 0; r < R; ++r)
 #pragma unroll
       for (c = 0; c < R; ++c)
-        acc[r][c] = 0;
+        acc[r][c] = N::zero();
     bmm__cuda_offsets(pl, b, &oa, &ob, &oc);
     for (l0 = 0; pl->use_ab && l0 < k; l0 += KT) {
       int e, ll;
@@ -579,7 +750,7 @@ static __device__ __forceinline__ void bmm__cuda_tiled_body(const bmm__cuda_args
         else
           ii = e % TL, la = e / TL;
         gi = i0 + ii, gl = l0 + la;
-        sA[la][ii] = gi < m && gl < k ? A[oa + gi * ars + gl * acs] : (T)0;
+        sA[la][ii] = gi < m && gl < k ? N::ld(A + oa + gi * ars + gl * acs, ca) : N::zero();
       }
       for (e = (int)threadIdx.x; e < TL * KT; e += 256) {
         int jj, lb;
@@ -589,12 +760,12 @@ static __device__ __forceinline__ void bmm__cuda_tiled_body(const bmm__cuda_args
         else
           lb = e % KT, jj = e / KT;
         gj = j0 + jj, gl = l0 + lb;
-        sB[lb][jj] = gj < n && gl < k ? B[ob + gl * brs + gj * bcs] : (T)0;
+        sB[lb][jj] = gj < n && gl < k ? N::ld(B + ob + gl * brs + gj * bcs, cb) : N::zero();
       }
       __syncthreads();
 #pragma unroll
       for (ll = 0; ll < KT; ++ll) {
-        T ra[R], rb[R];
+        S ra[R], rb[R];
 #pragma unroll
         for (r = 0; r < R; ++r)
           ra[r] = sA[ll][ty + 16 * r];
@@ -605,7 +776,7 @@ static __device__ __forceinline__ void bmm__cuda_tiled_body(const bmm__cuda_args
         for (r = 0; r < R; ++r)
 #pragma unroll
           for (c = 0; c < R; ++c)
-            acc[r][c] += ra[r] * rb[c];
+            N::mad(acc[r][c], ra[r], rb[c]);
       }
       __syncthreads();
     }
@@ -644,10 +815,10 @@ __global__ void bmm__cuda_batch_inner(const __grid_constant__ bmm__cuda_args arg
   for (idx = BMM__CUDA_TID(); idx < total; idx += BMM__CUDA_NTHREADS()) {
     const int64_t r = idx / nb, b = idx - r * nb, i = r / n, j = r - i * n;
     int64_t oa, ob, oc;
-    T acc = 0;
+    typename bmm__cuda_num<T>::acc acc = bmm__cuda_num<T>::zero();
     bmm__cuda_offsets(pl, b, &oa, &ob, &oc);
     if (pl->use_ab)
-      acc = bmm__cuda_dot<T>(A + oa + i * pl->a.row_stride, pl->a.col_stride,
+      acc = bmm__cuda_dot<T>(pl, A + oa + i * pl->a.row_stride, pl->a.col_stride,
                              B + ob + j * pl->b.col_stride, pl->b.row_stride, pl->k);
     bmm__cuda_epilogue<T>(pl, C + oc + i * pl->c.row_stride + j * pl->c.col_stride, acc, j);
   }
@@ -662,7 +833,10 @@ __global__ void bmm__cuda_batch_inner(const __grid_constant__ bmm__cuda_args arg
    into registers; the pick chooses the smallest variant that holds m x n. */
 template <typename T, int MM, int NN>
 static __device__ __forceinline__ void bmm__cuda_batch_entry_body(const bmm__cuda_args &args) {
+  typedef bmm__cuda_num<T> N;
+  typedef typename N::acc S;
   const bmm_plan *pl = &args.pl;
+  const int ca = pl->a.conj, cb = pl->b.conj;
   const int64_t nb = pl->batch, m = pl->m, n = pl->n, k = pl->k;
   const int64_t ars = pl->a.row_stride, acs = pl->a.col_stride;
   const int64_t brs = pl->b.row_stride, bcs = pl->b.col_stride;
@@ -672,27 +846,27 @@ static __device__ __forceinline__ void bmm__cuda_batch_entry_body(const bmm__cud
   int64_t b;
   for (b = BMM__CUDA_TID(); b < nb; b += BMM__CUDA_NTHREADS()) {
     int64_t oa, ob, oc, l;
-    T acc[MM][NN];
+    S acc[MM][NN];
     int i, j;
 #pragma unroll
     for (i = 0; i < MM; ++i)
 #pragma unroll
       for (j = 0; j < NN; ++j)
-        acc[i][j] = 0;
+        acc[i][j] = N::zero();
     bmm__cuda_offsets(pl, b, &oa, &ob, &oc);
     for (l = 0; pl->use_ab && l < k; ++l) {
-      T av[MM], bv[NN];
+      S av[MM], bv[NN];
 #pragma unroll
       for (i = 0; i < MM; ++i)
-        av[i] = i < m ? A[oa + i * ars + l * acs] : (T)0;
+        av[i] = i < m ? N::ld(A + oa + i * ars + l * acs, ca) : N::zero();
 #pragma unroll
       for (j = 0; j < NN; ++j)
-        bv[j] = j < n ? B[ob + l * brs + j * bcs] : (T)0;
+        bv[j] = j < n ? N::ld(B + ob + l * brs + j * bcs, cb) : N::zero();
 #pragma unroll
       for (i = 0; i < MM; ++i)
 #pragma unroll
         for (j = 0; j < NN; ++j)
-          acc[i][j] += av[i] * bv[j];
+          N::mad(acc[i][j], av[i], bv[j]);
     }
 #pragma unroll
     for (i = 0; i < MM; ++i)
@@ -720,7 +894,8 @@ __global__ void bmm__cuda_add_bias(const __grid_constant__ bmm__cuda_args args) 
   T *C = (T *)pl->c.ptr;
   int64_t idx;
   for (idx = BMM__CUDA_TID(); idx < total; idx += BMM__CUDA_NTHREADS())
-    C[idx] += bias[idx % n];
+    bmm__cuda_num<T>::st(C + idx, bmm__cuda_num<T>::add(bmm__cuda_num<T>::ld(C + idx, 0),
+                                                        bmm__cuda_num<T>::ld(bias + idx % n, 0)));
 }
 
 /* ---- host side ---------------------------------------------------------- */
@@ -972,7 +1147,7 @@ static bmm_status bmm__cuda_shape_cuda_tiled(const bmm_plan *pl, const bmm__cuda
   L->tile = pl->rule.tile ? (pl->rule.tile > 32 ? 64 : 32) : (pl->m >= 64 && pl->n >= 64 ? 64 : 32);
   tl = L->tile;
   L->variant = tl == 64 ? BMM__CUDA_V_tiled64 : BMM__CUDA_V_tiled32;
-  L->smem_static = (size_t)(2 * BMM__CUDA_TILE_K * (tl + 1)) * bmm_dtype_size(pl->dtype);
+  L->smem_static = (size_t)(2 * BMM__CUDA_TILE_K * (tl + 1)) * bmm__cuda_acc_size(pl->dtype);
   L->block = 256;
   L->grid = bmm__cuda_blocks(bmm__ceil_div(pl->m, tl) * bmm__ceil_div(pl->n, tl) * pl->batch, 1,
                              L->block, d);
@@ -993,6 +1168,13 @@ static bmm_status bmm__cuda_shape_cuda_cublas(const bmm_plan *pl, const bmm__cud
                      "cuda_cublas: m, n, k and batch must fit int (m=%lld n=%lld k=%lld "
                      "batch=%lld)",
                      (long long)pl->m, (long long)pl->n, (long long)pl->k, (long long)pl->batch);
+  /* cuBLAS conjugates only with a transpose (CUBLAS_OP_C), and the
+     row-major trick above already spends the transpose */
+  if (pl->a.conj || pl->b.conj)
+    return bmm__fail(BMM_UNSUPPORTED,
+                     "cuda_cublas: a.conj=%d b.conj=%d: cuBLAS cannot conjugate without "
+                     "transposing (use cuda_loop, cuda_staged, ... or AUTO without a cuBLAS rule)",
+                     pl->a.conj, pl->b.conj);
   L->gemm = 1;
   L->variant = pl->bias ? BMM__CUDA_V_add_bias : BMM__CUDA_V_NONE;
   BMM__CUDA_WHY(L, "%s",
@@ -1020,10 +1202,6 @@ static bmm_status bmm__cuda_pick(const bmm_problem *p, bmm_strategy forced,
   bmm__cuda_default_table(d->ready ? d->arch : 0, &rules, &count);
   s = bmm__plan_with(p, BMM_BACKEND_CUDA, rules, count, forced, pl);
   if (s != BMM_OK) return s;
-  if (!bmm__cuda_has_dtype(pl->dtype))
-    return bmm__fail(BMM_NOT_COMPILED,
-                     "dtype %s: no CUDA kernels yet (issue 23); bmm_cpu() computes it",
-                     bmm_dtype_name(pl->dtype));
   L->planned = 1;
   if (pl->m == 0 || pl->n == 0 || pl->batch == 0) {
     BMM__CUDA_WHY(L, "empty: no launch");
@@ -1081,12 +1259,19 @@ static cublasHandle_t bmm__cuda_cublas_handles[BMM__CUDA_MAX_DEVICES];
    The handle is made on the first call per device (so that call must not be
    inside a stream capture) and used under the lock: cublasSetStream and the
    GEMM must not interleave between threads. ty: the dtype row's CUDA type;
-   the products accumulate in f64 for f64 and in f32 for every other type. */
+   the products accumulate in f64 for f64 and c128 and in f32 for every other
+   type (f16, bf16: CUBLAS_COMPUTE_32F, halves in and out, as the kernels);
+   alpha and beta are then (re, im) of that type (a real type reads re). */
 template <typename T>
 static bmm_status bmm__cuda_gemm(const bmm_plan *pl, int dev, cudaStream_t st, cudaDataType_t ty) {
   const long long sa = pl->a.batch_stride[0], sb = pl->b.batch_stride[0],
                   sc = pl->c.batch_stride[0];
-  const T al = (T)pl->alpha, be = (T)pl->beta;
+  const int wide = ty == CUDA_R_64F || ty == CUDA_C_64F;
+  const double ald[2] = {pl->alpha, pl->alpha_im}, bed[2] = {pl->beta, pl->beta_im};
+  const float alf[2] = {(float)pl->alpha, (float)pl->alpha_im};
+  const float bef[2] = {(float)pl->beta, (float)pl->beta_im};
+  const void *al = wide ? (const void *)ald : (const void *)alf;
+  const void *be = wide ? (const void *)bed : (const void *)bef;
   cublasStatus_t cs = CUBLAS_STATUS_SUCCESS;
   cublasHandle_t h;
   BMM__LOCK();
@@ -1094,11 +1279,10 @@ static bmm_status bmm__cuda_gemm(const bmm_plan *pl, int dev, cudaStream_t st, c
   h = bmm__cuda_cublas_handles[dev];
   if (cs == CUBLAS_STATUS_SUCCESS) cs = cublasSetStream(h, st);
   if (cs == CUBLAS_STATUS_SUCCESS)
-    cs = cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)pl->n, (int)pl->m, (int)pl->k,
-                                    &al, pl->b.ptr, ty, (int)pl->n, sb, pl->a.ptr, ty, (int)pl->k,
-                                    sa, &be, (void *)pl->c.ptr, ty, (int)pl->n, sc, (int)pl->batch,
-                                    ty == CUDA_R_64F ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F,
-                                    CUBLAS_GEMM_DEFAULT);
+    cs = cublasGemmStridedBatchedEx(
+        h, CUBLAS_OP_N, CUBLAS_OP_N, (int)pl->n, (int)pl->m, (int)pl->k, al, pl->b.ptr, ty,
+        (int)pl->n, sb, pl->a.ptr, ty, (int)pl->k, sa, be, (void *)pl->c.ptr, ty, (int)pl->n, sc,
+        (int)pl->batch, wide ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   BMM__UNLOCK();
   if (cs != CUBLAS_STATUS_SUCCESS)
     return bmm__fail(BMM_CUDA_ERROR, "cuda_cublas: %s (%s)", cublasGetStatusName(cs),
@@ -1155,7 +1339,7 @@ static bmm_status bmm__cuda_launch_dtype(const bmm__cuda_launch *L, bmm__cuda_de
                                          cudaStream_t st) {
   switch (L->args.pl.dtype) {
 #define BMM__X(E, name, T, bytes, acc, roundoff, cuda_type, ...) \
-  BMM__CUDA_HAS_##name(case BMM_##E : return bmm__cuda_go<T>(L, d, dev, st, cuda_type);)
+  case BMM_##E: return bmm__cuda_go<BMM__CUDA_T_##name>(L, d, dev, st, cuda_type);
     BMM_DTYPES(BMM__X)
 #undef BMM__X
   default: break;
@@ -1225,7 +1409,8 @@ static bmm_status bmm__cuda_entry(const bmm_problem *p, bmm_strategy forced, cud
   if (pl->m == 0 || pl->n == 0 || pl->batch == 0) return bmm__ok();
   /* pointers first, then a launch shape the device cannot take (the
      message of s survives: a passing check leaves it alone) */
-  es = bmm_dtype_size(pl->dtype);
+  /* a complex element needs the alignment of its component only (bmm.h) */
+  es = bmm_dtype_size(pl->dtype) / (bmm_dtype_is_complex(pl->dtype) ? 2 : 1);
   {
     bmm_status ps = bmm__cuda_check_ptr("c.ptr", pl->c.ptr, es, dev, &d);
     if (ps == BMM_OK && pl->use_ab) ps = bmm__cuda_check_ptr("a.ptr", pl->a.ptr, es, dev, &d);
@@ -1252,8 +1437,8 @@ BMM_CUDA_STRATEGIES(BMM__X)
 /* The element type's name, for explain's kernel name. */
 static const char *bmm__cuda_type_name(bmm_dtype dt) {
   switch (dt) {
-#define BMM__X(E, name, T, ...) \
-  case BMM_##E: return #T;
+#define BMM__X(E, name, ...) \
+  case BMM_##E: return BMM__CUDA_STR(BMM__CUDA_T_##name);
     BMM_DTYPES(BMM__X)
 #undef BMM__X
   default: return "?";

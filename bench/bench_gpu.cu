@@ -682,12 +682,6 @@ int main(int argc, char **argv) {
       fprintf(stderr, "bench_gpu: %s\n", err);
       return 2;
     }
-    { /* rows of dtypes without CUDA kernels (f16, bf16 so far) are the CPU's */
-      int kept = 0;
-      for (i = 0; i < nrows; ++i)
-        if (bmm__cuda_has_dtype(rows[i].dtype)) rows[kept++] = rows[i];
-      nrows = kept;
-    }
   }
   if (sweep) {
     int t, k;

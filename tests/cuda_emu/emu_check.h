@@ -17,9 +17,11 @@
      - global accesses outside every registered operand footprint, or
        stores to a read-only operand (the harness registers A, B, bias, C);
      - misaligned accesses (address not a multiple of the access size);
-     - shared-memory data races between barriers: per 4-byte word, the
-       writer and readers of the current barrier interval (epoch); two
-       threads touching one word in one interval with at least one store;
+     - shared-memory data races between barriers: per 2-byte unit (the
+       smallest element, f16/bf16: two threads storing the two halves of a
+       word is no race on a GPU), the writer and readers of the current
+       barrier interval (epoch); two threads touching one unit in one
+       interval with at least one store;
    shuffles reached from different call sites are checked by the scheduler.
 
    Tracing (emu_trace_blocks > 0): the accesses of the first blocks of a
@@ -184,7 +186,7 @@ EMU_NOTRACE static inline void emu_check_access(uintptr_t site, uint64_t addr, i
     }
     if (space == EMU_SHARED) {
       uint64_t w;
-      for (w = (addr - sh_lo) / 4; w <= (addr + (uint64_t)size - 1 - sh_lo) / 4; ++w) {
+      for (w = (addr - sh_lo) / 2; w <= (addr + (uint64_t)size - 1 - sh_lo) / 2; ++w) {
         emu_shadow &s = g_chk.shadow[w];
         const int t = g_chk.thread;
         if (s.epoch != g_chk.epoch)
@@ -192,12 +194,12 @@ EMU_NOTRACE static inline void emu_check_access(uintptr_t site, uint64_t addr, i
         if (s.writer >= 0 && s.writer != t)
           emu_check_fail("shared-memory race: thread %d %ss byte %llu of shared memory that "
                          "thread %d wrote since the last barrier",
-                         t, what, (unsigned long long)(w * 4 - (dyn_lo - sh_lo)), s.writer);
+                         t, what, (unsigned long long)(w * 2 - (dyn_lo - sh_lo)), s.writer);
         if (store) {
           if (s.many_readers || (s.reader >= 0 && s.reader != t))
             emu_check_fail("shared-memory race: thread %d stores to byte %llu of shared memory "
                            "that thread %d read since the last barrier",
-                           t, (unsigned long long)(w * 4 - (dyn_lo - sh_lo)), s.reader);
+                           t, (unsigned long long)(w * 2 - (dyn_lo - sh_lo)), s.reader);
           s.writer = (int16_t)t;
         } else if (s.reader < 0) {
           s.reader = (int16_t)t;
@@ -219,7 +221,7 @@ EMU_NOTRACE static inline void emu_check_launch(size_t smem, const void *args, s
   g_chk.smem = smem, g_chk.grid = grid, g_chk.block = block;
   g_chk.args_lo = (uint64_t)(uintptr_t)args, g_chk.args_hi = g_chk.args_lo + args_size;
   if (g_chk.shadow.empty())
-    g_chk.shadow.resize((size_t)(__stop_bmm_emu_shared - __start_bmm_emu_shared) / 4 + 1);
+    g_chk.shadow.resize((size_t)(__stop_bmm_emu_shared - __start_bmm_emu_shared) / 2 + 1);
 }
 EMU_NOTRACE static inline void emu_check_block_begin(int64_t block, int nthreads) {
   ++g_chk.epoch;
