@@ -30,6 +30,7 @@
 #define BMM_IMPLEMENTATION
 #include "bmm.h"
 #include "tests/bmm_cases.h"
+#include "tests/bmm_test.h"
 #include "tests/fuzz_util.h"
 
 #include <math.h>
@@ -317,17 +318,17 @@ static int verify(prob *q, const long double *ref, const long double *mag, const
   if (rel_worst[q->p.dtype] > worst[q->p.dtype][!plain])
     worst[q->p.dtype][!plain] = rel_worst[q->p.dtype];
   if (w0 > rel_worst[q->p.dtype]) rel_worst[q->p.dtype] = w0;
-  REL_CHECK(bad == 0, "%s via %s: %lld C elements outside the bound, first %s", desc, what,
-            (long long)bad, msg);
+  BMMX_CHECK(bad == 0, "%s via %s: %lld C elements outside the bound, first %s", desc, what,
+             (long long)bad, msg);
   ok &= bad == 0;
   for (i = 0; i < q->c.count && stray < 0; ++i)
     if (!q->mask[i] &&
         memcmp(q->c.mem + (size_t)i * q->c.es, q->c.init + (size_t)i * q->c.es, q->c.es) != 0)
       stray = i;
-  REL_CHECK(stray < 0, "%s via %s: C's buffer written outside C (element offset %lld)", desc, what,
-            (long long)(stray + q->c.lo));
-  REL_CHECK(buf_same(&q->a) && buf_same(&q->b) && buf_same(&q->bias), "%s via %s: an input changed",
-            desc, what);
+  BMMX_CHECK(stray < 0, "%s via %s: C's buffer written outside C (element offset %lld)", desc, what,
+             (long long)(stray + q->c.lo));
+  BMMX_CHECK(buf_same(&q->a) && buf_same(&q->b) && buf_same(&q->bias),
+             "%s via %s: an input changed", desc, what);
   return ok && stray < 0;
 }
 
@@ -354,22 +355,22 @@ static void run_problem(long idx, uint64_t run_seed) {
   ++problems, ++fam_count[q.fam];
   if (q.refuse) {
     st = bmm_cpu(&q.p);
-    REL_CHECK(st == BMM_MISALIGNED, "%s: AUTO gave %s (%s)", desc, bmm_status_name(st),
-              bmm_last_error());
+    BMMX_CHECK(st == BMM_MISALIGNED, "%s: AUTO gave %s (%s)", desc, bmm_status_name(st),
+               bmm_last_error());
     for (i = 0; i < NSTRAT; ++i) {
       st = strategies[i].entry(&q.p);
-      REL_CHECK(st == BMM_MISALIGNED, "%s: bmm_%s gave %s", desc, strategies[i].name,
-                bmm_status_name(st));
+      BMMX_CHECK(st == BMM_MISALIGNED, "%s: bmm_%s gave %s", desc, strategies[i].name,
+                 bmm_status_name(st));
     }
-    REL_CHECK(buf_same(&q.a) && buf_same(&q.b) && buf_same(&q.c) && buf_same(&q.bias),
-              "%s: a refused call wrote memory", desc);
+    BMMX_CHECK(buf_same(&q.a) && buf_same(&q.b) && buf_same(&q.c) && buf_same(&q.bias),
+               "%s: a refused call wrote memory", desc);
     runs += 1 + NSTRAT;
     prob_free(&q);
     return;
   }
   r = q.p; /* the reference reads C as it was */
   st = bmm_reference(&r, ref, mag);
-  REL_CHECK(st == BMM_OK, "%s: reference: %s", desc, bmm_last_error());
+  BMMX_CHECK(st == BMM_OK, "%s: reference: %s", desc, bmm_last_error());
   r.strategy = BMM_CPU_REF;
   if (st != BMM_OK || bmm_plan_problem(&r, BMM_BACKEND_CPU, &plan) != BMM_OK) {
     prob_free(&q);
@@ -377,7 +378,7 @@ static void run_problem(long idx, uint64_t run_seed) {
   }
   st = bmm_cpu(&q.p);
   ++runs;
-  REL_CHECK(st == BMM_OK, "%s: AUTO refused a valid problem: %s", desc, bmm_last_error());
+  BMMX_CHECK(st == BMM_OK, "%s: AUTO refused a valid problem: %s", desc, bmm_last_error());
   if (st == BMM_OK) verify(&q, ref, mag, "AUTO", desc);
   for (i = 0; i < NSTRAT; ++i) {
     bmm_problem f = q.p;
@@ -389,17 +390,17 @@ static void run_problem(long idx, uint64_t run_seed) {
     st = via_entry ? strategies[i].entry(&q.p) : bmm_cpu(&f);
     ++runs;
     if (claimed(i, &q))
-      REL_CHECK(st == BMM_OK, "%s: claim audit: %s claims %s problems, got %s (%s)", desc,
-                strategies[i].name, fam_name[q.fam], bmm_status_name(st), bmm_last_error());
-    REL_CHECK(st == (supports ? BMM_OK : BMM_UNSUPPORTED),
-              "%s: %s via %s gave %s, its claim says %s (%s)", desc, strategies[i].name,
-              via_entry ? "its entry point" : "bmm_cpu", bmm_status_name(st),
-              supports ? "OK" : "UNSUPPORTED", bmm_last_error());
+      BMMX_CHECK(st == BMM_OK, "%s: claim audit: %s claims %s problems, got %s (%s)", desc,
+                 strategies[i].name, fam_name[q.fam], bmm_status_name(st), bmm_last_error());
+    BMMX_CHECK(st == (supports ? BMM_OK : BMM_UNSUPPORTED),
+               "%s: %s via %s gave %s, its claim says %s (%s)", desc, strategies[i].name,
+               via_entry ? "its entry point" : "bmm_cpu", bmm_status_name(st),
+               supports ? "OK" : "UNSUPPORTED", bmm_last_error());
     if (st == BMM_OK)
       verify(&q, ref, mag, strategies[i].name, desc);
     else {
       ++refused[i];
-      REL_CHECK(buf_same(&q.c), "%s: %s refused but wrote C", desc, strategies[i].name);
+      BMMX_CHECK(buf_same(&q.c), "%s: %s refused but wrote C", desc, strategies[i].name);
     }
   }
   prob_free(&q);
@@ -448,6 +449,6 @@ int main(int argc, char **argv) {
   printf("\nworst |err|/bound: f32 %.3f (alpha 1, beta 0, no bias) %.3f (other); "
          "f64 %.3f / %.3f\n",
          worst[BMM_F32][0], worst[BMM_F32][1], worst[BMM_F64][0], worst[BMM_F64][1]);
-  if (rel_failed) printf("seed %llu\n", (unsigned long long)seed);
-  return rel_summary();
+  if (bmmx_runner.failed) printf("seed %llu\n", (unsigned long long)seed);
+  return bmmx_summary();
 }
