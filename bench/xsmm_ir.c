@@ -11,14 +11,9 @@
 #define BMM_IMPLEMENTATION
 #include "bmm.h"
 #include "tests/bmm_cases.h"
+#include "tests/ir_cases.h" /* shapes, batches, setup: shared with tests/test_ir.c */
 
 #include <libxsmm.h>
-
-#define IR_N1 64
-#define IR_N2 192
-
-static const int ir_shapes[][3] = {{2, 2, 2},    {3, 3, 3}, {4, 4, 4},  {5, 5, 5},   {8, 8, 8},
-                                   {16, 16, 16}, {3, 1, 5}, {3, 1, 25}, {32, 32, 32}};
 
 typedef struct xsmm_call {
   libxsmm_smmfunction s;
@@ -47,13 +42,7 @@ bmmx_ir_region(const xsmm_call *x) {
   }
 }
 
-static void *ir_alloc(int64_t elems, size_t es) {
-  void *p = NULL;
-  return posix_memalign(&p, 64, (size_t)elems * es) == 0 ? p : NULL;
-}
-
 int main(void) {
-  const int nshapes = (int)(sizeof ir_shapes / sizeof *ir_shapes);
   int dt, sh, bi, failed = 0;
   uint64_t seed = 99;
   libxsmm_init();
@@ -71,29 +60,16 @@ int main(void) {
     bmmx_ir_region(&x);
   }
   for (dt = 1; dt <= 2; ++dt) /* BMM_F32, BMM_F64 */
-    for (sh = 0; sh < nshapes; ++sh)
+    for (sh = 0; sh < IR_NSHAPES; ++sh)
       for (bi = 0; bi < 2; ++bi) {
-        bmmx_case cs;
-        bmmx_sizes_t sz;
-        size_t es;
-        void *a, *b, *c;
-        bmm_problem p;
+        ir_case ic;
         xsmm_call x;
         const libxsmm_blasint M = ir_shapes[sh][1], N = ir_shapes[sh][0], K = ir_shapes[sh][2];
         int flags = LIBXSMM_GEMM_FLAG_NONE, pf = LIBXSMM_PREFETCH_NONE;
-        memset(&cs, 0, sizeof cs);
+        const bmmx_case *cs = &ic.cs;
         memset(&x, 0, sizeof x);
-        cs.dtype = dt == 1 ? BMM_F32 : BMM_F64, cs.layout = BMMX_ROWMAJOR;
-        cs.m = ir_shapes[sh][0], cs.n = ir_shapes[sh][1], cs.k = ir_shapes[sh][2];
-        cs.batch = bi == 0 ? IR_N1 : IR_N2;
-        es = bmm_dtype_size(cs.dtype);
-        sz = bmmx_sizes(&cs);
-        a = ir_alloc(sz.a, es), b = ir_alloc(sz.b, es), c = ir_alloc(sz.c, es);
-        if (!a || !b || !c) return 2;
-        bmmx_fill(cs.dtype, a, sz.a, &seed);
-        bmmx_fill(cs.dtype, b, sz.b, &seed);
-        p = bmmx_problem(&cs, a, b, c, NULL);
-        if (cs.dtype == BMM_F64) {
+        if (!ir_case_make(&ic, dt == 1 ? BMM_F32 : BMM_F64, sh, bi, &seed)) return 2;
+        if (cs->dtype == BMM_F64) {
           double alpha = 1, beta = 0;
           x.d = libxsmm_dmmdispatch(M, N, K, NULL, NULL, NULL, &alpha, &beta, &flags, &pf);
         } else {
@@ -101,20 +77,18 @@ int main(void) {
           x.s = libxsmm_smmdispatch(M, N, K, NULL, NULL, NULL, &alpha, &beta, &flags, &pf);
         }
         if (!x.d && !x.s) {
-          fprintf(stderr, "xsmm_ir: no kernel for %dx%dx%d\n", (int)cs.m, (int)cs.n, (int)cs.k);
+          fprintf(stderr, "xsmm_ir: no kernel for %dx%dx%d\n", (int)cs->m, (int)cs->n, (int)cs->k);
           return 2;
         }
-        x.a = a, x.b = b, x.c = c, x.batch = cs.batch;
-        x.sa = cs.m * cs.k, x.sb = cs.k * cs.n, x.sc = cs.m * cs.n;
-        printf("%s %d %d %d %d\n", bmm_dtype_name(cs.dtype), (int)cs.m, (int)cs.n, (int)cs.k,
-               (int)cs.batch);
+        x.a = ic.a, x.b = ic.b, x.c = ic.c, x.batch = cs->batch;
+        x.sa = cs->m * cs->k, x.sb = cs->k * cs->n, x.sc = cs->m * cs->n;
         bmmx_ir_region(&x);
-        if (!(bmmx_check(&p, c, 0) <= 1)) {
-          fprintf(stderr, "xsmm_ir: wrong result for %s %dx%dx%d\n", bmm_dtype_name(cs.dtype),
-                  (int)cs.m, (int)cs.n, (int)cs.k);
+        if (!(bmmx_check(&ic.p, ic.c, 0) <= 1)) {
+          fprintf(stderr, "xsmm_ir: wrong result for %s %dx%dx%d\n", bmm_dtype_name(cs->dtype),
+                  (int)cs->m, (int)cs->n, (int)cs->k);
           failed = 1;
         }
-        free(a), free(b), free(c);
+        ir_case_free(&ic);
       }
   libxsmm_finalize();
   return failed;

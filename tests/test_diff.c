@@ -5,13 +5,18 @@
      build/test_diff [--count N] [--seed S] [--only I] [--verbose]
 
    Each run draws N problems (default 20000) from a seed (printed; default
-   from the clock, or BMM_TEST_SEED): every layout family (row-major, shared
-   B, batch-innermost, transposed, negative strides, padded rows, broadcast
-   batch dims, big cancelling K-block sums, a pointer misaligned by 1..es-1
-   bytes), degenerate sizes (0, 1, k past 256), special values (NaN, +-Inf,
-   -0), extreme alpha (2^+-600 f64, 2^+-60 f32, +-Inf, NaN, 0), beta (0, NaN,
-   Inf, ...), bias or not. Problem I of seed S is the same on every machine:
-   `--seed S --only I` replays it alone (and --verbose prints it).
+   from the clock, or BMM_TEST_SEED), each in a dtype of BMM_DTYPES (every
+   row, equally often): every layout family (row-major, shared B,
+   batch-innermost, transposed, negative strides, padded rows, broadcast
+   batch dims, big cancelling K-block sums, a pointer misaligned by 1 up to
+   the element's alignment - 1 bytes), degenerate sizes (0, 1, k past 256),
+   special values (NaN, +-Inf, -0; per part of a complex element), extreme
+   alpha (2^+-(emax/2 - 4) of the dtype's range: 2^+-507 f64/c128, 2^+-59
+   f32/c64/bf16, 2^+-3 f16; +-Inf, NaN, 0), beta (0, NaN, Inf, ...), bias or
+   not, conj on A and B (the identity for a real dtype), and for complex
+   dtypes complex alpha and beta (alpha_im, beta_im from the same kinds of
+   values). Problem I of seed S is the same on every machine: `--seed S
+   --only I` replays it alone (and --verbose prints it).
 
    Each problem runs through AUTO and every CPU strategy forced (through
    bmm_cpu or the strategy's entry point, alternately), C reset between runs.
@@ -25,11 +30,14 @@
      where it is NaN, the same infinity where infinite), no other byte of C's
      buffer written, A, B and bias unchanged.
    Prints the worst |err|/bound per dtype for alpha = 1, beta = 0 without bias
-   and for all other cases (the README's numerics section quotes them). */
+   and for all other cases (the README's numerics section quotes them); the
+   bound is bmm_cases.h's per dtype (real, f16/bf16 storage rounding, complex:
+   the README's numerics section). Checks are counted by tests/bmm_test.h. */
 #define _POSIX_C_SOURCE 200809L
 #define BMM_IMPLEMENTATION
 #include "bmm.h"
 #include "tests/bmm_cases.h"
+#include "tests/bmm_test.h"
 #include "tests/fuzz_util.h"
 
 #include <math.h>
@@ -83,10 +91,31 @@ static const struct {
 };
 #define NSTRAT ((int)(sizeof strategies / sizeof strategies[0]))
 
+static const bmm_dtype dtypes[] = {
+#define X(E, ...) BMM_##E,
+    BMM_DTYPES(X)
+#undef X
+};
+#define NDT ((int)(sizeof dtypes / sizeof dtypes[0]))
+
 static int verbose;
-static long problems, runs, refused[NSTRAT], fam_count[FAM_COUNT];
+static long problems, runs, refused[NSTRAT], fam_count[FAM_COUNT], dt_count[BMM_DTYPE_COUNT];
 /* worst |err|/bound: [dtype][0: alpha 1, beta 0, no bias; 1: other] */
 static double worst[BMM_DTYPE_COUNT][2];
+
+/* The largest e with 2^e finite in dt's storage (a part of a complex
+   element): 15 f16, 127 f32/bf16/c64, 1023 f64/c128; found through
+   bmm_element_set, so a new dtype row needs nothing here. */
+static int dtype_emax(bmm_dtype dt) {
+  static int emax[BMM_DTYPE_COUNT];
+  unsigned char e[16];
+  int x = 0;
+  if (emax[dt]) return emax[dt];
+  do
+    bmm_element_set(dt, e, 0, ldexp(1.0, ++x));
+  while (x < 16384 && isfinite(bmm_element_get(dt, e, 0)));
+  return emax[dt] = x - 1;
+}
 
 /* ---- one operand's memory ------------------------------------------------- */
 
@@ -126,8 +155,8 @@ static void buf_make(buf *b, bmm_dtype dt, const bmm_operand *o, int64_t rows, i
     fprintf(stderr, "test_diff: out of memory\n");
     exit(2);
   }
-  for (i = 0; i < b->count; ++i)
-    rel_set(dt, b->mem, i, poison ? NAN : value(s, exact, specials));
+  for (i = 0; i < b->count * bmmx_parts(dt); ++i) /* complex: re and im drawn alike */
+    bmm_element_set(dt, b->mem, i, poison ? NAN : value(s, exact, specials));
   memcpy(b->init, b->mem, (size_t)b->count * b->es);
   b->ptr = b->mem + (size_t)(-b->lo) * b->es;
 }
@@ -183,8 +212,8 @@ static void prob_make(prob *q, uint64_t seed) {
   bmm_problem *p = &q->p;
   int64_t nb = 1, work, bd;
   int d, fam = (int)pick(s, FAM_COUNT), specials = pick(s, 6) == 0, exact;
-  bmm_dtype dt = pick(s, 2) ? BMM_F64 : BMM_F32;
-  const int f64 = dt == BMM_F64;
+  const bmm_dtype dt = dtypes[pick(s, NDT)];
+  const int cplx = bmmx_parts(dt) == 2, emax = dtype_emax(dt);
   memset(q, 0, sizeof *q);
   q->fam = fam;
   exact = q->exact = specials || fam == FAM_CANCEL || pick(s, 2);
@@ -233,25 +262,38 @@ static void prob_make(prob *q, uint64_t seed) {
       p->b.batch_stride[d] = 0;
   }
   if (fam == FAM_CANCEL) p->b.row_stride = 1, p->b.col_stride = p->k, p->b.batch_stride[0] = 0;
-  /* alpha: ordinary, zero, extreme (normal range: the bound assumes no
-     underflow), non-finite */
+  /* conj: complex dtypes read A or B conjugated; a real one must ignore it */
+  p->a.conj = (int)pick(s, 2), p->b.conj = (int)pick(s, 2);
+  /* alpha: ordinary, zero, extreme (in the normal range both ways, with room
+     for the sums: the bound assumes nothing overflows or underflows),
+     non-finite; complex: an imaginary part drawn alike (beta too) */
   {
-    const double big = f64 ? 0x1p600 : 0x1p60;
+    const double big = ldexp(1.0, emax / 2 - 4);
     const double alphas[] = {1,    1,   1,    -1,      0.5,      1.5,       0,
                              -0.0, big, -big, 1 / big, INFINITY, -INFINITY, NAN};
     const double betas[] = {0, 0, 0, 1, -0.5, 0.75, 2, NAN, INFINITY};
-    p->alpha = alphas[pick(s, (int64_t)(sizeof alphas / sizeof alphas[0]))];
-    p->beta = betas[pick(s, (int64_t)(sizeof betas / sizeof betas[0]))];
+    const int64_t na = (int64_t)(sizeof alphas / sizeof alphas[0]),
+                  nbeta = (int64_t)(sizeof betas / sizeof betas[0]);
+    p->alpha = alphas[pick(s, na)];
+    p->beta = betas[pick(s, nbeta)];
     /* rounded sums may differ in sign from the exact one: Inf * that differs */
     if (!exact && (pick(s, 2) || !isfinite(p->alpha))) p->alpha = 4 * bmmx_uniform(s) - 2;
-    if (fam == FAM_CANCEL) p->alpha = f64 ? 0x1p1010 : 0x1p114; /* alpha*2^14 overflows */
+    if (cplx) {
+      /* real alpha/beta half the time (the kernels' real-scalar paths) */
+      p->alpha_im = pick(s, 2) ? alphas[pick(s, na)] : 0.0;
+      p->beta_im = pick(s, 2) ? betas[pick(s, nbeta)] : 0.0;
+      if (!exact && (pick(s, 2) || !isfinite(p->alpha_im)))
+        p->alpha_im = p->alpha_im != 0.0 ? 4 * bmmx_uniform(s) - 2 : 0.0;
+    }
+    if (fam == FAM_CANCEL) /* alpha*2^14 overflows, alpha times the sum does not */
+      p->alpha = ldexp(1.0, emax - 13), p->alpha_im = 0.0;
   }
   buf_make(&q->a, dt, &p->a, p->m, p->k, p->batch_dims, p->batch, nb * p->m * p->k == 0, s, exact,
            specials, 0);
   buf_make(&q->b, dt, &p->b, p->k, p->n, p->batch_dims, p->batch, nb * p->k * p->n == 0, s, exact,
            specials, 0);
   buf_make(&q->c, dt, &p->c, p->m, p->n, p->batch_dims, p->batch, nb * p->m * p->n == 0, s, exact,
-           specials, p->beta == 0.0);
+           specials, p->beta == 0.0 && p->beta_im == 0.0);
   {
     bmm_operand bo;
     memset(&bo, 0, sizeof bo);
@@ -262,27 +304,35 @@ static void prob_make(prob *q, uint64_t seed) {
   p->bias = pick(s, 3) == 0 ? q->bias.ptr : NULL;
   if (fam == FAM_CANCEL) {
     /* in entry 0, B's column j holds +2^14 in one K block and -2^14 in
-       another, and A's rows the same value at both: the parts cancel exactly,
-       alpha times one part overflows, alpha times the sum does not */
+       another (real: imaginary part 0), and A's rows the same element at
+       both: the parts cancel exactly (conjugated or not), alpha times one
+       part overflows, alpha times the sum does not */
     int64_t i, j, l1 = pick(s, 256), l2 = 256 + pick(s, p->k - 256);
     for (j = 0; j < p->n; ++j) {
       rel_set(dt, q->b.ptr, l1 + j * p->k, 16384.0);
       rel_set(dt, q->b.ptr, l2 + j * p->k, -16384.0);
+      if (cplx) {
+        bmm_element_set(dt, (void *)q->b.ptr, 2 * (l1 + j * p->k) + 1, 0.0);
+        bmm_element_set(dt, (void *)q->b.ptr, 2 * (l2 + j * p->k) + 1, 0.0);
+      }
     }
     for (i = 0; i < p->m; ++i)
-      rel_set(dt, q->a.ptr, i * p->a.row_stride + l2 * p->a.col_stride,
-              rel_get(dt, q->a.ptr, i * p->a.row_stride + l1 * p->a.col_stride));
+      memcpy((char *)q->a.ptr + (size_t)(i * p->a.row_stride + l2 * p->a.col_stride) * q->a.es,
+             (char *)q->a.ptr + (size_t)(i * p->a.row_stride + l1 * p->a.col_stride) * q->a.es,
+             q->a.es);
     memcpy(q->a.init, q->a.mem, (size_t)q->a.count * q->a.es);
     memcpy(q->b.init, q->b.mem, (size_t)q->b.count * q->b.es);
   }
-  if (fam == FAM_MISALIGNED) { /* one pointer off by 1..es-1 bytes */
+  if (fam == FAM_MISALIGNED) { /* one pointer off by 1 .. alignment-1 bytes */
     const void **ptrs[4];
+    const int64_t align = (int64_t)q->a.es / bmmx_parts(dt); /* complex: a part's */
     int which = (int)pick(s, 4);
     ptrs[0] = &p->a.ptr, ptrs[1] = &p->b.ptr, ptrs[2] = &p->c.ptr, ptrs[3] = &p->bias;
     if (which == 3 && !p->bias) p->bias = q->bias.ptr;
-    *ptrs[which] = (const char *)*ptrs[which] + 1 + pick(s, (int64_t)q->a.es - 1);
+    *ptrs[which] = (const char *)*ptrs[which] + 1 + pick(s, align - 1);
     /* an empty problem reads nothing; alpha = 0 or k = 0 does not read A, B */
-    q->refuse = nb * p->m * p->n > 0 && (which >= 2 || (p->k > 0 && p->alpha != 0.0));
+    q->refuse = nb * p->m * p->n > 0 &&
+                (which >= 2 || (p->k > 0 && (p->alpha != 0.0 || p->alpha_im != 0.0)));
   }
   q->mask = (unsigned char *)calloc((size_t)q->c.count, 1);
   if (!q->mask) exit(2);
@@ -297,11 +347,10 @@ static void prob_free(prob *q) {
 /* ---- checking ----------------------------------------------------------- */
 
 static void describe(const prob *q, long idx, uint64_t run_seed, char *out, size_t len) {
-  char d[400];
+  char d[600];
   bmmx_describe(&q->p, d, sizeof d);
-  snprintf(out, len, "problem %ld (%s, replay: --seed %llu --only %ld) %s alpha %g beta %g bias %s",
-           idx, fam_name[q->fam], (unsigned long long)run_seed, idx, d, q->p.alpha, q->p.beta,
-           q->p.bias ? "yes" : "no");
+  snprintf(out, len, "problem %ld (%s, replay: --seed %llu --only %ld) %s", idx, fam_name[q->fam],
+           (unsigned long long)run_seed, idx, d);
 }
 
 /* C equals the reference; nothing else written. Returns 1 when all holds. */
@@ -309,7 +358,8 @@ static int verify(prob *q, const long double *ref, const long double *mag, const
                   const char *desc) {
   char msg[256];
   int64_t bad, i, stray = -1;
-  const int plain = q->p.alpha == 1.0 && q->p.beta == 0.0 && !q->p.bias;
+  const int plain = q->p.alpha == 1.0 && q->p.alpha_im == 0.0 && q->p.beta == 0.0 &&
+                    q->p.beta_im == 0.0 && !q->p.bias;
   double w0 = rel_worst[q->p.dtype];
   int ok = 1;
   rel_worst[q->p.dtype] = 0;
@@ -317,17 +367,17 @@ static int verify(prob *q, const long double *ref, const long double *mag, const
   if (rel_worst[q->p.dtype] > worst[q->p.dtype][!plain])
     worst[q->p.dtype][!plain] = rel_worst[q->p.dtype];
   if (w0 > rel_worst[q->p.dtype]) rel_worst[q->p.dtype] = w0;
-  REL_CHECK(bad == 0, "%s via %s: %lld C elements outside the bound, first %s", desc, what,
-            (long long)bad, msg);
+  BMMX_CHECK(bad == 0, "%s via %s: %lld C elements outside the bound, first %s", desc, what,
+             (long long)bad, msg);
   ok &= bad == 0;
   for (i = 0; i < q->c.count && stray < 0; ++i)
     if (!q->mask[i] &&
         memcmp(q->c.mem + (size_t)i * q->c.es, q->c.init + (size_t)i * q->c.es, q->c.es) != 0)
       stray = i;
-  REL_CHECK(stray < 0, "%s via %s: C's buffer written outside C (element offset %lld)", desc, what,
-            (long long)(stray + q->c.lo));
-  REL_CHECK(buf_same(&q->a) && buf_same(&q->b) && buf_same(&q->bias), "%s via %s: an input changed",
-            desc, what);
+  BMMX_CHECK(stray < 0, "%s via %s: C's buffer written outside C (element offset %lld)", desc, what,
+             (long long)(stray + q->c.lo));
+  BMMX_CHECK(buf_same(&q->a) && buf_same(&q->b) && buf_same(&q->bias),
+             "%s via %s: an input changed", desc, what);
   return ok && stray < 0;
 }
 
@@ -345,31 +395,31 @@ static void run_problem(long idx, uint64_t run_seed) {
   prob q;
   bmm_plan plan;
   bmm_problem r;
-  char desc[700];
+  char desc[900];
   bmm_status st;
   int i;
   prob_make(&q, run_seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(idx + 1)));
   describe(&q, idx, run_seed, desc, sizeof desc);
   if (verbose) printf("%s\n", desc);
-  ++problems, ++fam_count[q.fam];
+  ++problems, ++fam_count[q.fam], ++dt_count[q.p.dtype];
   if (q.refuse) {
     st = bmm_cpu(&q.p);
-    REL_CHECK(st == BMM_MISALIGNED, "%s: AUTO gave %s (%s)", desc, bmm_status_name(st),
-              bmm_last_error());
+    BMMX_CHECK(st == BMM_MISALIGNED, "%s: AUTO gave %s (%s)", desc, bmm_status_name(st),
+               bmm_last_error());
     for (i = 0; i < NSTRAT; ++i) {
       st = strategies[i].entry(&q.p);
-      REL_CHECK(st == BMM_MISALIGNED, "%s: bmm_%s gave %s", desc, strategies[i].name,
-                bmm_status_name(st));
+      BMMX_CHECK(st == BMM_MISALIGNED, "%s: bmm_%s gave %s", desc, strategies[i].name,
+                 bmm_status_name(st));
     }
-    REL_CHECK(buf_same(&q.a) && buf_same(&q.b) && buf_same(&q.c) && buf_same(&q.bias),
-              "%s: a refused call wrote memory", desc);
+    BMMX_CHECK(buf_same(&q.a) && buf_same(&q.b) && buf_same(&q.c) && buf_same(&q.bias),
+               "%s: a refused call wrote memory", desc);
     runs += 1 + NSTRAT;
     prob_free(&q);
     return;
   }
   r = q.p; /* the reference reads C as it was */
   st = bmm_reference(&r, ref, mag);
-  REL_CHECK(st == BMM_OK, "%s: reference: %s", desc, bmm_last_error());
+  BMMX_CHECK(st == BMM_OK, "%s: reference: %s", desc, bmm_last_error());
   r.strategy = BMM_CPU_REF;
   if (st != BMM_OK || bmm_plan_problem(&r, BMM_BACKEND_CPU, &plan) != BMM_OK) {
     prob_free(&q);
@@ -377,7 +427,7 @@ static void run_problem(long idx, uint64_t run_seed) {
   }
   st = bmm_cpu(&q.p);
   ++runs;
-  REL_CHECK(st == BMM_OK, "%s: AUTO refused a valid problem: %s", desc, bmm_last_error());
+  BMMX_CHECK(st == BMM_OK, "%s: AUTO refused a valid problem: %s", desc, bmm_last_error());
   if (st == BMM_OK) verify(&q, ref, mag, "AUTO", desc);
   for (i = 0; i < NSTRAT; ++i) {
     bmm_problem f = q.p;
@@ -389,17 +439,17 @@ static void run_problem(long idx, uint64_t run_seed) {
     st = via_entry ? strategies[i].entry(&q.p) : bmm_cpu(&f);
     ++runs;
     if (claimed(i, &q))
-      REL_CHECK(st == BMM_OK, "%s: claim audit: %s claims %s problems, got %s (%s)", desc,
-                strategies[i].name, fam_name[q.fam], bmm_status_name(st), bmm_last_error());
-    REL_CHECK(st == (supports ? BMM_OK : BMM_UNSUPPORTED),
-              "%s: %s via %s gave %s, its claim says %s (%s)", desc, strategies[i].name,
-              via_entry ? "its entry point" : "bmm_cpu", bmm_status_name(st),
-              supports ? "OK" : "UNSUPPORTED", bmm_last_error());
+      BMMX_CHECK(st == BMM_OK, "%s: claim audit: %s claims %s problems, got %s (%s)", desc,
+                 strategies[i].name, fam_name[q.fam], bmm_status_name(st), bmm_last_error());
+    BMMX_CHECK(st == (supports ? BMM_OK : BMM_UNSUPPORTED),
+               "%s: %s via %s gave %s, its claim says %s (%s)", desc, strategies[i].name,
+               via_entry ? "its entry point" : "bmm_cpu", bmm_status_name(st),
+               supports ? "OK" : "UNSUPPORTED", bmm_last_error());
     if (st == BMM_OK)
       verify(&q, ref, mag, strategies[i].name, desc);
     else {
       ++refused[i];
-      REL_CHECK(buf_same(&q.c), "%s: %s refused but wrote C", desc, strategies[i].name);
+      BMMX_CHECK(buf_same(&q.c), "%s: %s refused but wrote C", desc, strategies[i].name);
     }
   }
   prob_free(&q);
@@ -445,9 +495,14 @@ int main(int argc, char **argv) {
   printf("\nrefused (UNSUPPORTED, as claimed):");
   for (j = 0; j < NSTRAT; ++j)
     printf(" %s %ld", strategies[j].name, refused[j]);
-  printf("\nworst |err|/bound: f32 %.3f (alpha 1, beta 0, no bias) %.3f (other); "
-         "f64 %.3f / %.3f\n",
-         worst[BMM_F32][0], worst[BMM_F32][1], worst[BMM_F64][0], worst[BMM_F64][1]);
-  if (rel_failed) printf("seed %llu\n", (unsigned long long)seed);
-  return rel_summary();
+  printf("\ndtypes:");
+  for (j = 0; j < NDT; ++j)
+    printf(" %s %ld", bmm_dtype_name(dtypes[j]), dt_count[dtypes[j]]);
+  printf("\nworst |err|/bound (alpha 1, beta 0, no bias / other):");
+  for (j = 0; j < NDT; ++j)
+    printf("%s %s %.3f / %.3f", j ? ";" : "", bmm_dtype_name(dtypes[j]), worst[dtypes[j]][0],
+           worst[dtypes[j]][1]);
+  printf("\n");
+  if (bmmx_runner.failed) printf("seed %llu\n", (unsigned long long)seed);
+  return bmmx_summary();
 }

@@ -22,6 +22,7 @@
 #define BMM_IMPLEMENTATION
 #include "bmm.h"
 #include "tests/bmm_cases.h"
+#include "tests/bmm_test.h"
 #include "tests/fuzz_util.h"
 
 #define RESERVE_BYTES \
@@ -122,18 +123,18 @@ static void run_large(const char *name, bmm_problem p) {
   char msg[256];
   int s;
   p.a.ptr = reserve_mid[0], p.b.ptr = reserve_mid[1], p.c.ptr = reserve_mid[2];
-  REL_CHECK(ref && mag && c0, "%s: out of memory", name);
+  BMMX_CHECK(ref && mag && c0, "%s: out of memory", name);
   if (!ref || !mag || !c0) goto done;
-  REL_CHECK(prepare(&p, &seed, &max_off), "%s: an element lies outside the reservation", name);
-  REL_CHECK(max_off > G32, "%s %s: largest offset %lld does not pass 2^32", name,
-            bmm_dtype_name(p.dtype), (long long)max_off);
+  BMMX_CHECK(prepare(&p, &seed, &max_off), "%s: an element lies outside the reservation", name);
+  BMMX_CHECK(max_off > G32, "%s %s: largest offset %lld does not pass 2^32", name,
+             bmm_dtype_name(p.dtype), (long long)max_off);
   s = bmm_reference(&p, ref, mag);
-  REL_CHECK(s == BMM_OK, "%s: bmm_reference: %s", name, bmm_last_error());
+  BMMX_CHECK(s == BMM_OK, "%s: bmm_reference: %s", name, bmm_last_error());
   if (s != BMM_OK) goto done;
   save_c(&p, c0, 0);
-  REL_CHECK(bmm_plan_problem(&p, BMM_BACKEND_CPU, &plan) == BMM_OK &&
-                plan.layout == BMM_LAYOUT_GENERAL,
-            "%s: expected a general-layout plan (%s)", name, bmm_last_error());
+  BMMX_CHECK(bmm_plan_problem(&p, BMM_BACKEND_CPU, &plan) == BMM_OK &&
+                 plan.layout == BMM_LAYOUT_GENERAL,
+             "%s: expected a general-layout plan (%s)", name, bmm_last_error());
   for (s = 0; s < BMM_STRATEGY_COUNT; ++s) {
     bmm_strategy st = (bmm_strategy)s;
     bmm_status r;
@@ -144,12 +145,12 @@ static void run_large(const char *name, bmm_problem p) {
     p.strategy = st;
     save_c(&p, c0, 1);
     r = bmm_cpu(&p);
-    REL_CHECK(r == BMM_OK, "%s %s %s: %s", name, bmm_dtype_name(p.dtype), bmm_strategy_name(st),
-              bmm_last_error());
+    BMMX_CHECK(r == BMM_OK, "%s %s %s: %s", name, bmm_dtype_name(p.dtype), bmm_strategy_name(st),
+               bmm_last_error());
     if (r != BMM_OK) continue;
     bad = rel_compare(&p, ref, mag, msg, sizeof msg);
-    REL_CHECK(bad == 0, "%s %s %s: %lld wrong: %s", name, bmm_dtype_name(p.dtype),
-              bmm_strategy_name(st), (long long)bad, msg);
+    BMMX_CHECK(bad == 0, "%s %s %s: %lld wrong: %s", name, bmm_dtype_name(p.dtype),
+               bmm_strategy_name(st), (long long)bad, msg);
   }
 done:
   free(ref), free(mag), free(c0);
@@ -215,24 +216,24 @@ static void expect_status(const char *name, const bmm_problem *p0, bmm_status wa
   char buf[256];
   p.a.ptr = reserve_mid[0], p.b.ptr = reserve_mid[1], p.c.ptr = reserve_mid[2];
   r = bmm_plan_problem(&p, BMM_BACKEND_CPU, &plan);
-  REL_CHECK(r == want, "%s: bmm_plan_problem gave %s (%s), expected %s", name, bmm_status_name(r),
-            bmm_last_error(), bmm_status_name(want));
+  BMMX_CHECK(r == want, "%s: bmm_plan_problem gave %s (%s), expected %s", name, bmm_status_name(r),
+             bmm_last_error(), bmm_status_name(want));
   r = bmm_reference(&p, out, out);
-  REL_CHECK(r == want, "%s: bmm_reference gave %s, expected %s", name, bmm_status_name(r),
-            bmm_status_name(want));
+  BMMX_CHECK(r == want, "%s: bmm_reference gave %s, expected %s", name, bmm_status_name(r),
+             bmm_status_name(want));
   r = bmm_explain(&p, BMM_BACKEND_CPU, buf, sizeof buf);
-  REL_CHECK(r == want, "%s: bmm_explain gave %s, expected %s", name, bmm_status_name(r),
-            bmm_status_name(want));
+  BMMX_CHECK(r == want, "%s: bmm_explain gave %s, expected %s", name, bmm_status_name(r),
+             bmm_status_name(want));
   for (s = 0; s < BMM_STRATEGY_COUNT; ++s) {
     if (s != BMM_STRATEGY_AUTO && bmm_strategy_backend((bmm_strategy)s) != BMM_BACKEND_CPU)
       continue;
     p.strategy = (bmm_strategy)s;
     r = bmm_cpu(&p);
-    REL_CHECK(r == want, "%s: bmm_cpu (%s) gave %s (%s), expected %s", name,
-              bmm_strategy_name((bmm_strategy)s), bmm_status_name(r), bmm_last_error(),
-              bmm_status_name(want));
+    BMMX_CHECK(r == want, "%s: bmm_cpu (%s) gave %s (%s), expected %s", name,
+               bmm_strategy_name((bmm_strategy)s), bmm_status_name(r), bmm_last_error(),
+               bmm_status_name(want));
     if (want != BMM_OK)
-      REL_CHECK(
+      BMMX_CHECK(
           strncmp(bmm_last_error(), bmm_status_name(want), strlen(bmm_status_name(want))) == 0,
           "%s: message `%s` does not start with %s", name, bmm_last_error(), bmm_status_name(want));
   }
@@ -277,15 +278,15 @@ static void overflow(bmm_dtype dt) {
   {
     bmm_plan plan;
     bmm_status r = bmm_plan_problem(&p, BMM_BACKEND_CPU, &plan);
-    REL_CHECK(r == BMM_OK, "c.row_stride = 2^58 must validate: %s", bmm_last_error());
+    BMMX_CHECK(r == BMM_OK, "c.row_stride = 2^58 must validate: %s", bmm_last_error());
   }
   /* alpha = 0 never reads A, so A's strides do not matter */
   p = q, p.alpha = 0.0, p.a.row_stride = INT64_MIN;
   {
     bmm_plan plan;
     bmm_status r = bmm_plan_problem(&p, BMM_BACKEND_CPU, &plan);
-    REL_CHECK(r == BMM_OK && !plan.use_ab, "alpha = 0 must ignore A's strides: %s",
-              bmm_last_error());
+    BMMX_CHECK(r == BMM_OK && !plan.use_ab, "alpha = 0 must ignore A's strides: %s",
+               bmm_last_error());
   }
 }
 
@@ -307,5 +308,5 @@ int main(void) {
   overflow(BMM_##E);
   BMM_DTYPES(REL__X)
 #undef REL__X
-  return rel_summary();
+  return bmmx_summary();
 }

@@ -20,23 +20,11 @@
 #define BMM_IMPLEMENTATION
 #include "bmm.h"
 #include "tests/bmm_cases.h"
-
-#define IR_N1 64
-#define IR_N2 192
-
-static const int ir_shapes[][3] = {{2, 2, 2},    {3, 3, 3}, {4, 4, 4},  {5, 5, 5},   {8, 8, 8},
-                                   {16, 16, 16}, {3, 1, 5}, {3, 1, 25}, {32, 32, 32}};
+#include "tests/ir_cases.h" /* shapes, batches, setup: shared with bench/xsmm_ir.c */
 
 #ifdef BMMX_IR_MUTANT
 static volatile double bmmx_ir_sink;
 #endif
-
-/* 64-byte aligned: kernels with an alignment peel take the same path on
-   every libc */
-static void *ir_alloc(int64_t elems, size_t es) {
-  void *p = NULL;
-  return posix_memalign(&p, 64, (size_t)elems * es) == 0 ? p : NULL;
-}
 
 /* not inlined: callgrind finds it by name */
 #if defined(__GNUC__)
@@ -57,7 +45,6 @@ bmmx_ir_region(const bmm_problem *p) {
 }
 
 int main(void) {
-  const int nshapes = (int)(sizeof ir_shapes / sizeof *ir_shapes);
   int dt, sh, bi, failed = 0;
   uint64_t seed = 99;
   {
@@ -67,31 +54,17 @@ int main(void) {
     if (bmmx_ir_region(&p) != BMM_OK) failed = 1;
   }
   for (dt = 1; dt < BMM_DTYPE_COUNT; ++dt)
-    for (sh = 0; sh < nshapes; ++sh)
+    for (sh = 0; sh < IR_NSHAPES; ++sh)
       for (bi = 0; bi < 2; ++bi) {
-        bmmx_case cs;
-        bmmx_sizes_t sz;
-        size_t es = bmm_dtype_size((bmm_dtype)dt);
-        void *a, *b, *c;
-        bmm_problem p;
-        memset(&cs, 0, sizeof cs);
-        cs.dtype = (bmm_dtype)dt, cs.layout = BMMX_ROWMAJOR;
-        cs.m = ir_shapes[sh][0], cs.n = ir_shapes[sh][1], cs.k = ir_shapes[sh][2];
-        cs.batch = bi == 0 ? IR_N1 : IR_N2;
-        sz = bmmx_sizes(&cs);
-        a = ir_alloc(sz.a, es), b = ir_alloc(sz.b, es), c = ir_alloc(sz.c, es);
-        if (!a || !b || !c) return 2;
-        bmmx_fill(cs.dtype, a, sz.a, &seed);
-        bmmx_fill(cs.dtype, b, sz.b, &seed);
-        p = bmmx_problem(&cs, a, b, c, NULL);
-        printf("%s %lld %lld %lld %lld\n", bmm_dtype_name(cs.dtype), (long long)cs.m,
-               (long long)cs.n, (long long)cs.k, (long long)cs.batch);
-        if (bmmx_ir_region(&p) != BMM_OK || !(bmmx_check(&p, c, 0) <= 1)) {
-          fprintf(stderr, "test_ir: wrong result for %s %lldx%lldx%lld\n", bmm_dtype_name(cs.dtype),
-                  (long long)cs.m, (long long)cs.n, (long long)cs.k);
+        ir_case x;
+        if (!ir_case_make(&x, (bmm_dtype)dt, sh, bi, &seed)) return 2;
+        if (bmmx_ir_region(&x.p) != BMM_OK || !(bmmx_check(&x.p, x.c, 0) <= 1)) {
+          fprintf(stderr, "test_ir: wrong result for %s %lldx%lldx%lld\n",
+                  bmm_dtype_name(x.cs.dtype), (long long)x.cs.m, (long long)x.cs.n,
+                  (long long)x.cs.k);
           failed = 1;
         }
-        free(a), free(b), free(c);
+        ir_case_free(&x);
       }
   return failed;
 }

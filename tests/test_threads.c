@@ -17,6 +17,7 @@
 #define BMM_IMPLEMENTATION
 #include "bmm.h"
 #include "tests/bmm_cases.h"
+#include "tests/bmm_test.h"
 #include "tests/fuzz_util.h"
 
 #define WORKERS 4
@@ -137,8 +138,8 @@ static void add_cases(void) {
             free(t->a), free(t->b), free(t->bias), free(t->expect);
             continue; /* a forced strategy that does not claim this layout */
           }
-          REL_CHECK(bmm_cpu(&p) == BMM_OK, "%s %s: %s", t->c.name, bmm_strategy_name(t->strategy),
-                    bmm_last_error());
+          BMMX_CHECK(bmm_cpu(&p) == BMM_OK, "%s %s: %s", t->c.name, bmm_strategy_name(t->strategy),
+                     bmm_last_error());
           ++ncases;
         }
       }
@@ -242,9 +243,9 @@ int main(int argc, char **argv) {
   snprintf(file_env, sizeof file_env, "/tmp/bmm_threads_env.%ld", (long)getpid());
   snprintf(file_load, sizeof file_load, "/tmp/bmm_threads_load.%ld", (long)getpid());
   n = make_variant(rules, 1, "env");
-  REL_CHECK(write_table(file_env, rules, n), "cannot write %s", file_env);
+  BMMX_CHECK(write_table(file_env, rules, n), "cannot write %s", file_env);
   n = make_variant(rules, 2, "file");
-  REL_CHECK(write_table(file_load, rules, n), "cannot write %s", file_load);
+  BMMX_CHECK(write_table(file_load, rules, n), "cannot write %s", file_load);
   nvariant = make_variant(variant, 3, "api");
   setenv("BMM_TABLE_FILE", file_env, 1);
 
@@ -254,12 +255,12 @@ int main(int argc, char **argv) {
   for (i = 0; i < WORKERS; ++i) {
     void *ret;
     pthread_join(w[i], &ret);
-    REL_CHECK(ret == NULL,
-              "first touch %d: wrong result, or the BMM_TABLE_FILE table is not active", i);
+    BMMX_CHECK(ret == NULL,
+               "first touch %d: wrong result, or the BMM_TABLE_FILE table is not active", i);
   }
 
   add_cases();
-  REL_CHECK(ncases > 0, "no cases");
+  BMMX_CHECK(ncases > 0, "no cases");
   for (i = 0; i < MUTATORS; ++i)
     pthread_create(&m[i], NULL, mutator, (void *)(intptr_t)i);
   for (i = 0; i < WORKERS; ++i)
@@ -269,21 +270,21 @@ int main(int argc, char **argv) {
     intptr_t r;
     pthread_join(w[i], &ret);
     r = (intptr_t)ret;
-    REL_CHECK(r / 2 == 0, "worker %d: %d results differ from the single-thread bits", i,
-              (int)(r / 2));
-    REL_CHECK(r % 2 == 0, "worker %d: bmm_last_error() was not per thread", i);
+    BMMX_CHECK(r / 2 == 0, "worker %d: %d results differ from the single-thread bits", i,
+               (int)(r / 2));
+    BMMX_CHECK(r % 2 == 0, "worker %d: bmm_last_error() was not per thread", i);
   }
   set_stop(1);
   for (i = 0; i < MUTATORS; ++i) {
     void *ret;
     pthread_join(m[i], &ret);
-    REL_CHECK((intptr_t)ret / 2 == 0, "mutator %d: %d table operations failed", i,
-              (int)((intptr_t)ret / 2));
-    REL_CHECK((intptr_t)ret % 2 == 0, "mutator %d ran less than one cycle", i);
+    BMMX_CHECK((intptr_t)ret / 2 == 0, "mutator %d: %d table operations failed", i,
+               (int)((intptr_t)ret / 2));
+    BMMX_CHECK((intptr_t)ret % 2 == 0, "mutator %d ran less than one cycle", i);
   }
   printf("%d cases x %d rounds x %d workers, %d mutators\n", ncases, rounds, WORKERS, MUTATORS);
   unlink(file_env), unlink(file_load);
   for (i = 0; i < ncases; ++i)
     free(cases[i].a), free(cases[i].b), free(cases[i].bias), free(cases[i].expect);
-  return rel_summary();
+  return bmmx_summary();
 }

@@ -14,6 +14,7 @@
 #define BMM_IMPLEMENTATION
 #include "bmm.h"
 #include "tests/bmm_cases.h"
+#include "tests/bmm_test.h"
 #include "tests/fuzz_util.h"
 
 static void set_threads(int n) {
@@ -44,27 +45,27 @@ static void check_strategy(const bmmx_case *cs, bmm_strategy st, const void *a, 
   p.strategy = st;
   if (bmm_plan_problem(&p, BMM_BACKEND_CPU, &plan) != BMM_OK) return; /* not claimed */
   set_threads(1);
-  REL_CHECK(run(&p, c0, cb, cs->dtype) == BMM_OK, "%s %s: %s", cs->name, sn, bmm_last_error());
-  REL_CHECK(rel_compare(&p, ref, mag, msg, sizeof msg) == 0, "%s %s: %s", cs->name, sn, msg);
+  BMMX_CHECK(run(&p, c0, cb, cs->dtype) == BMM_OK, "%s %s: %s", cs->name, sn, bmm_last_error());
+  BMMX_CHECK(rel_compare(&p, ref, mag, msg, sizeof msg) == 0, "%s %s: %s", cs->name, sn, msg);
   p.c.ptr = c1;
-  REL_CHECK(run(&p, c1, cb, cs->dtype) == BMM_OK && memcmp(c0, c1, cb) == 0,
-            "%s %s: two runs differ", cs->name, sn);
+  BMMX_CHECK(run(&p, c1, cb, cs->dtype) == BMM_OK && memcmp(c0, c1, cb) == 0,
+             "%s %s: two runs differ", cs->name, sn);
   set_threads(2);
-  REL_CHECK(run(&p, c1, cb, cs->dtype) == BMM_OK && memcmp(c0, c1, cb) == 0,
-            "%s %s: 1 and 2 OpenMP threads differ", cs->name, sn);
+  BMMX_CHECK(run(&p, c1, cb, cs->dtype) == BMM_OK && memcmp(c0, c1, cb) == 0,
+             "%s %s: 1 and 2 OpenMP threads differ", cs->name, sn);
   memset(rules, 0, sizeof rules);
   rules[0].strategy = st;
   rules[1].strategy = BMM_CPU_REF;
   for (t = 1; t <= 2; ++t) {
     rules[0].threads = t;
-    REL_CHECK(bmm_set_table(BMM_BACKEND_CPU, rules, 2) == BMM_OK, "set_table: %s",
-              bmm_last_error());
+    BMMX_CHECK(bmm_set_table(BMM_BACKEND_CPU, rules, 2) == BMM_OK, "set_table: %s",
+               bmm_last_error());
     p.strategy = BMM_STRATEGY_AUTO;
-    REL_CHECK(bmm_plan_problem(&p, BMM_BACKEND_CPU, &plan) == BMM_OK && plan.strategy == st &&
-                  plan.rule.threads == t,
-              "%s %s: the table rule was not picked", cs->name, sn);
-    REL_CHECK(run(&p, c1, cb, cs->dtype) == BMM_OK && memcmp(c0, c1, cb) == 0,
-              "%s %s: rule threads=%d differs from the forced run", cs->name, sn, t);
+    BMMX_CHECK(bmm_plan_problem(&p, BMM_BACKEND_CPU, &plan) == BMM_OK && plan.strategy == st &&
+                   plan.rule.threads == t,
+               "%s %s: the table rule was not picked", cs->name, sn);
+    BMMX_CHECK(run(&p, c1, cb, cs->dtype) == BMM_OK && memcmp(c0, c1, cb) == 0,
+               "%s %s: rule threads=%d differs from the forced run", cs->name, sn, t);
   }
   bmm_set_table(BMM_BACKEND_CPU, NULL, 0);
 }
@@ -80,7 +81,7 @@ static void one_case(const bmmx_case *cs, uint64_t *seed) {
   long double *mag = (long double *)malloc(sizeof *mag * (size_t)outs);
   bmm_problem p;
   if (!a || !b || (sz.bias && !bias) || !c0 || !c1 || !ref || !mag) {
-    REL_CHECK(0, "%s: out of memory", cs->name);
+    BMMX_CHECK(0, "%s: out of memory", cs->name);
     goto done;
   }
   bmmx_fill(cs->dtype, a, sz.a, seed);
@@ -88,7 +89,8 @@ static void one_case(const bmmx_case *cs, uint64_t *seed) {
   if (bias) bmmx_fill(cs->dtype, bias, sz.bias, seed);
   bmmx_poison(cs->dtype, c0, sz.c);
   p = bmmx_problem(cs, a, b, c0, bias);
-  REL_CHECK(bmm_reference(&p, ref, mag) == BMM_OK, "%s: reference: %s", cs->name, bmm_last_error());
+  BMMX_CHECK(bmm_reference(&p, ref, mag) == BMM_OK, "%s: reference: %s", cs->name,
+             bmm_last_error());
 
 #define REL__X(E, sname, l, mm, mn, mk, desc) \
   check_strategy(cs, BMM_##E, a, b, bias, c0, c1, cb, ref, mag);
@@ -126,5 +128,5 @@ int main(void) {
   for (dt = 1; dt < BMM_DTYPE_COUNT; ++dt)
     printf("worst |err| / bound over every result, %s: %.3g\n", bmm_dtype_name((bmm_dtype)dt),
            rel_worst[dt]);
-  return rel_summary();
+  return bmmx_summary();
 }

@@ -73,7 +73,7 @@ static void st_fixture_rounds(void) {
   emu_trace_reset(), g_chk.trace_blocks = 1, g_emu_error[0] = 0, g_chk.error[0] = 0;
   bmm_emu_launch(model_fx_naive<float>, 1, 256, 0, 0, args);
   st_expect("naive K=8: 6 warps with 16 loads, 2 first touches", st_burst(16, 2, 0), 6);
-  if (g_verbose || st_burst(16, 2, 0) != 6)
+  if (bmmx_runner.verbose || st_burst(16, 2, 0) != 6)
     for (auto &e : g_chk.load_burst)
       printf("  naive K=8 traced: %lld warp intervals with (%d loads, %d first, %d shared)\n",
              (long long)e.second, e.first[0], e.first[1], e.first[2]);
@@ -231,9 +231,9 @@ static void st_fixture(const char *what, void (*launch)(const st_args *, size_t)
       st_expect(name, g_emu_error[0] != 0, 0);
     else
       st_expect(name, strstr(g_emu_error, want) != NULL, 1);
-    if (g_emu_error[0] && (g_verbose || (!bug) || !strstr(g_emu_error, want)))
+    if (g_emu_error[0] && (bmmx_runner.verbose || (!bug) || !strstr(g_emu_error, want)))
       printf("  %s: %s\n", what, g_emu_error);
-    else if (bug && g_verbose)
+    else if (bug && bmmx_runner.verbose)
       printf("  %s: %s\n", what, g_emu_error);
   }
   g_chk.regions.clear();

@@ -52,6 +52,7 @@
 #include "emu_check.h" /* the checks and the tracer (active in the clang build) */
 #include "emu_occupancy.h"
 #include "tests/bmm_cases.h"
+#include "tests/bmm_test.h" /* BMMX_CHECK, the summary line emu.ninja greps */
 
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -264,8 +265,6 @@ cudaError_t cudaFuncSetAttribute(const void *, cudaFuncAttribute, int) { return 
 
 /* ---- the cases ------------------------------------------------------------ */
 
-static int g_pass, g_fail, g_skip, g_verbose;
-
 static const bmm_strategy g_strategies[] = {BMM_STRATEGY_AUTO,
 #define X(E, name, l, mm, mn, mk, d) BMM_##E,
                                             BMM_CUDA_STRATEGIES(X)
@@ -343,11 +342,11 @@ static void run(const bmmx_case *c, double alpha, double beta, int bias, int si,
   if (getenv("EMU_ONLY") && !strstr(name, getenv("EMU_ONLY"))) return;
   /* a forced strategy that does not claim the problem is no test of it */
   if (bmm_plan_problem(&dp, BMM_BACKEND_CUDA, &pl) == BMM_UNSUPPORTED) {
-    ++g_skip;
+    bmmx_skip_quiet();
     return;
   }
   if (g_strategies[si] == BMM_CUDA_CUBLAS) { /* a library call, nothing to emulate */
-    ++g_skip;
+    bmmx_skip_quiet();
     return;
   }
   if (rule) bmm_set_table(BMM_BACKEND_CUDA, rule, 2);
@@ -379,9 +378,8 @@ static void run(const bmmx_case *c, double alpha, double beta, int bias, int si,
   }
   s = bmm_cuda(&dp, 0);
   if (rule) bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
-  if (s != BMM_OK) {
-    printf("FAIL %s: %s\n", name, bmm_last_error());
-    ++g_fail;
+  if (s != BMM_OK) { /* counted as a failure here, as a pass below */
+    BMMX_CHECK(s == BMM_OK, "%s: %s", name, bmm_last_error());
     return;
   }
   nbt = bmmx__batch_count(&hp);
@@ -415,18 +413,13 @@ static void run(const bmmx_case *c, double alpha, double beta, int bias, int si,
     for (e = 0; e < nc; ++e)
       if (!mask[e] && memcmp(&C[e * es], &C0[e * es], es)) ++bad;
   }
-  if (worst <= 1 && bad == 0 && !changed(A, A0) && !changed(B, B0) && !changed(Bi, Bi0)) {
-    ++g_pass;
+  const int intact = !changed(A, A0) && !changed(B, B0) && !changed(Bi, Bi0);
+  if (BMMX_CHECK(worst <= 1 && bad == 0 && intact,
+                 "%s: worst error/bound %.3g, %lld C elements outside the outputs changed, "
+                 "inputs %s",
+                 name, worst, (long long)bad, intact ? "intact" : "CHANGED"))
     for (di = 0; di < NDT; ++di)
       if (g_dtypes[di] == c->dtype) ++g_covered[si][di][c->layout];
-    if (g_verbose) printf("ok %s\n", name);
-  } else {
-    ++g_fail;
-    printf("FAIL %s: worst error/bound %.3g, %lld C elements outside the outputs changed, "
-           "inputs %s\n",
-           name, worst, (long long)bad,
-           changed(A, A0) || changed(B, B0) || changed(Bi, Bi0) ? "CHANGED" : "intact");
-  }
 }
 
 typedef struct shape {
@@ -526,12 +519,7 @@ static void run_uncompiled_rule(void) {
     ok = bmm_explain(&p, BMM_BACKEND_CUDA, why, sizeof why) == BMM_OK &&
          strstr(why, "-> cuda_loop") && strstr(why, "rule 0 (cuda_cublas not compiled in)");
     bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
-    if (ok) {
-      ++g_pass;
-    } else {
-      ++g_fail;
-      printf("FAIL explain of an uncompiled cuda_cublas rule: %s\n", why);
-    }
+    BMMX_CHECK(ok, "explain of an uncompiled cuda_cublas rule: %s", why);
   }
 }
 
@@ -594,23 +582,13 @@ static void check_explain(void) {
          block == g_last_block && (strstr(kern, "tiled") || smem == (long long)g_last_smem) &&
          (!ex[e].kernel[0] || strcmp(kern, ex[e].kernel) == 0);
     if (e < 2) snprintf(names[e], sizeof names[e], "%s", kern);
-    if (ok) {
-      ++g_pass;
-      if (g_verbose) printf("ok explain: %s\n", why);
-    } else {
-      ++g_fail;
-      printf("FAIL explain vs launch: launched %s grid=%lld block=%lld smem=%zu; want %s; "
-             "explain: %s\n",
-             bmm_emu_last_kernel, (long long)g_last_grid, (long long)g_last_block, g_last_smem,
-             ex[e].kernel, why);
-    }
+    BMMX_CHECK(ok,
+               "explain vs launch: launched %s grid=%lld block=%lld smem=%zu; want %s; explain: %s",
+               bmm_emu_last_kernel, (long long)g_last_grid, (long long)g_last_block, g_last_smem,
+               ex[e].kernel, why);
   }
-  if (strcmp(names[0], names[1]) != 0) {
-    ++g_pass;
-  } else {
-    ++g_fail;
-    printf("FAIL explain names the seed 3x1x25 and 3x1x5 kernels alike: %s\n", names[0]);
-  }
+  BMMX_CHECK(strcmp(names[0], names[1]) != 0,
+             "explain names the seed 3x1x25 and 3x1x5 kernels alike: %s", names[0]);
   printf("explain vs launch: %zu problems checked\n", sizeof ex / sizeof ex[0]);
 }
 
@@ -725,7 +703,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[i], "--full") == 0)
       full = 1;
     else if (strcmp(argv[i], "-v") == 0)
-      g_verbose = 1;
+      bmmx_runner.verbose = 1;
     else if (strcmp(argv[i], "--explain") == 0)
       explain_only = 1;
     else {
@@ -735,8 +713,7 @@ int main(int argc, char **argv) {
   }
   if (explain_only) {
     check_explain();
-    printf("%d passed, %d failed, %d skipped\n", g_pass, g_fail, g_skip);
-    return g_fail != 0;
+    return bmmx_summary();
   }
   printf("cuda_emu: bmm_cuda.cuh's kernels on the host (%s set). Checks arithmetic, indexing,\n"
          "staging, barriers and shuffles; NOT speed, coalescing, real faults or the memory "
@@ -750,7 +727,7 @@ int main(int argc, char **argv) {
     printf(" %s", bmmx_layout_name(l));
   printf("\n");
   for (si = 0; si < NSTRAT; ++si) {
-    const int before = g_fail;
+    const long before = bmmx_runner.failed;
     for (di = 0; di < NDT; ++di)
       for (l = 0; l < BMMX_LAYOUT_COUNT; ++l) {
         for (s = 0; s < sizeof g_shapes / sizeof g_shapes[0]; ++s)
@@ -758,7 +735,8 @@ int main(int argc, char **argv) {
         for (s = 0; full && s < sizeof g_shapes_full / sizeof g_shapes_full[0]; ++s)
           run_shape(&g_shapes_full[s], si, di, l, full);
       }
-    printf("%-17s %-6s", bmm_strategy_name(g_strategies[si]), g_fail == before ? "ok" : "FAILED");
+    printf("%-17s %-6s", bmm_strategy_name(g_strategies[si]),
+           bmmx_runner.failed == before ? "ok" : "FAILED");
     if (g_strategies[si] == BMM_CUDA_CUBLAS) {
       printf(" skipped: a cuBLAS call, nothing of bmm's to emulate\n");
       continue;
@@ -775,8 +753,6 @@ int main(int argc, char **argv) {
   run_uncompiled_rule();
   check_explain();
   printf("tunables (table rules) done; %ld emulated launches\n", g_launches);
-  printf("%d passed, %d failed, %d skipped (skipped: a forced strategy that does not claim the "
-         "problem, and cuda_cublas)\n",
-         g_pass, g_fail, g_skip);
-  return g_fail != 0;
+  printf("skipped below: a forced strategy that does not claim the problem, and cuda_cublas\n");
+  return bmmx_summary();
 }
