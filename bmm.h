@@ -682,6 +682,10 @@ int bmm_strategy_supports(bmm_strategy s, const bmm_plan *p) {
   /* a plan built by hand (not by validation) may give only its layout */
   if (!(l & (p->layouts ? p->layouts : 1u << p->layout))) return 0;
   if ((mm && p->m > mm) || (mn && p->n > mn) || (mk && p->k > mk)) return 0;
+  /* cuBLAS conjugates only together with a transpose, which the row-major
+     call already spends: conj flags are not cuda_cublas's, so AUTO falls
+     through a cuBLAS rule for them instead of failing the call */
+  if (s == BMM_CUDA_CUBLAS && (p->a.conj || p->b.conj)) return 0;
   return 1;
 }
 

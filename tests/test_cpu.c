@@ -2560,6 +2560,22 @@ static int claims(bmm_strategy s, const bmm_problem *p) {
   return bmm_plan_problem(&q, BMM_BACKEND_CPU, &plan) == BMM_OK && bmm_strategy_supports(s, &plan);
 }
 
+/* cuda_cublas does not claim a problem with a conj flag (cuBLAS cannot
+   conjugate without transposing), so a table rule naming it is skipped for
+   such a problem rather than AUTO failing the call; the kernels claim it. */
+static void test_cublas_claim_conj(void) {
+  bmm_c64 a[8], b[8], c[8];
+  bmm_problem p;
+  memset(a, 0, sizeof a), memset(b, 0, sizeof b), memset(c, 0, sizeof c);
+  p = bmm_problem_rowmajor(BMM_C64, 2, 2, 2, 2, a, b, c);
+  CHECK(claims(BMM_CUDA_CUBLAS, &p), "cuda_cublas must claim a plain row-major c64 problem");
+  p.a.conj = 1;
+  CHECK(!claims(BMM_CUDA_CUBLAS, &p), "cuda_cublas claims a problem with a.conj");
+  CHECK(claims(BMM_CUDA_LOOP, &p), "cuda_loop must claim a problem with a.conj");
+  p.a.conj = 0, p.b.conj = 1;
+  CHECK(!claims(BMM_CUDA_CUBLAS, &p), "cuda_cublas claims a problem with b.conj");
+}
+
 /* The text after a NUL byte is part of the file: a NUL is refused, naming
    its line, not taken as the end of the table. */
 static void test_regress_table_nul(void) {
@@ -2857,6 +2873,7 @@ static void test_regress_unsupported_names(void) {
   X(explain_kernel)             \
   X(kernel_pin)                 \
   X(kernel_pin_text)            \
+  X(cublas_claim_conj)          \
   X(epilogue_same_bits)         \
   X(threads_same_bits)          \
   X(regress_alpha_whole_sum)    \

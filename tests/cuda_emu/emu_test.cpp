@@ -340,8 +340,13 @@ static void run(const bmmx_case *c, double alpha, double beta, int bias, int si,
              dp.b.conj);
   /* EMU_ONLY=text runs only the cases whose name contains it (debugging) */
   if (getenv("EMU_ONLY") && !strstr(name, getenv("EMU_ONLY"))) return;
-  /* a forced strategy that does not claim the problem is no test of it */
-  if (bmm_plan_problem(&dp, BMM_BACKEND_CUDA, &pl) == BMM_UNSUPPORTED) {
+  /* a forced strategy that does not claim the problem is no test of it; AUTO
+     must never refuse a valid problem (claim audit, issue 24) */
+  s = bmm_plan_problem(&dp, BMM_BACKEND_CUDA, &pl);
+  if (g_strategies[si] == BMM_STRATEGY_AUTO) {
+    if (!BMMX_CHECK(s == BMM_OK, "%s: AUTO refused a valid problem: %s", name, bmm_last_error()))
+      return;
+  } else if (s == BMM_UNSUPPORTED) {
     bmmx_skip_quiet();
     return;
   }
