@@ -82,32 +82,42 @@ static __host__ __device__ inline double bench_value(uint64_t seed, int64_t i, i
   return v == 0.0 ? 0.5 : v;
 }
 
-__global__ void bench_fill_kernel(void *p, int64_t n, uint64_t seed, int is_f32) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  int64_t step = (int64_t)gridDim.x * blockDim.x;
-  for (; i < n; i += step) {
-    double v = bench_value(seed, i, is_f32);
-    if (is_f32)
-      ((float *)p)[i] = (float)v;
-    else
-      ((double *)p)[i] = v;
-  }
+/* 24 random bits for the dtypes whose parts are narrower than a double */
+static __host__ __device__ inline int bench_narrow(bmm_dtype dt) {
+  return dt != BMM_F64 && dt != BMM_C128;
 }
 
+/* n components (a complex element is two: bmm_element_set's indexing) */
+__global__ void bench_fill_kernel(void *p, int64_t n, uint64_t seed, bmm_dtype dt) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  int64_t step = (int64_t)gridDim.x * blockDim.x;
+  for (; i < n; i += step)
+    bmm_element_set(dt, p, i, bench_value(seed, i, bench_narrow(dt)));
+}
+
+/* n elements of dtype dt */
 static void bench_fill(void *p, int64_t n, uint64_t seed, bmm_dtype dt, cudaStream_t st) {
+  int64_t blocks;
   if (n <= 0) return;
-  int64_t blocks = (n + 255) / 256;
-  bench_fill_kernel<<<(unsigned)(blocks < 8192 ? blocks : 8192), 256, 0, st>>>(p, n, seed,
-                                                                               dt == BMM_F32);
+  n *= bmm_dtype_is_complex(dt) ? 2 : 1;
+  blocks = (n + 255) / 256;
+  bench_fill_kernel<<<(unsigned)(blocks < 8192 ? blocks : 8192), 256, 0, st>>>(p, n, seed, dt);
   BENCH_CUDA(cudaGetLastError());
 }
 
+/* element i as bench_fill wrote it (each of its components) */
 static void bench_host_set(bmm_dtype dt, void *p, int64_t i, uint64_t seed) {
-  double v = bench_value(seed, i, dt == BMM_F32);
-  if (dt == BMM_F32)
-    ((float *)p)[i] = (float)v;
-  else
-    ((double *)p)[i] = v;
+  const int parts = bmm_dtype_is_complex(dt) ? 2 : 1;
+  int q;
+  for (q = 0; q < parts; ++q)
+    bmm_element_set(dt, p, i * parts + q, bench_value(seed, i * parts + q, bench_narrow(dt)));
+}
+
+/* f16 and bf16 sum in f32 and complex counts real operations (bmmx_flops)
+   at its part's rate: their FLOP floors are the f32 and f64 peaks */
+static void bench_derived_peaks(double *peak) {
+  peak[BMM_F16] = peak[BMM_BF16] = peak[BMM_C64] = peak[BMM_F32];
+  peak[BMM_C128] = peak[BMM_F64];
 }
 
 /* ---- the device and its roofline ------------------------------------------ */
@@ -739,6 +749,7 @@ int main(int argc, char **argv) {
     bench_measure_copy(&d);
     bench_measure_peak(&d);
   }
+  bench_derived_peaks(d.peak);
   for (i = BMM_F32; i <= BMM_F64 && !bench_sanitize; ++i)
     fprintf(stderr, "roofline: %s FLOP peak %.1f TFLOP/s (%s)\n", bmm_dtype_name((bmm_dtype)i),
             d.peak[i] / 1e12, d.peak_src[i]);

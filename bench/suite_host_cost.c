@@ -98,15 +98,15 @@ static int self_test(const bmmx_case *cases, int n) {
     where[1] = oc + (c.m - 1) * p.c.row_stride + (c.n - 1) * p.c.col_stride;
     w[0] = check_sampled(&p, got, 3, EDGE_ROWS, &macs);
     for (t = 0; t < 2; ++t) {
-      char *e = got + where[t] * (int64_t)es;
-      char keep[8];
-      memcpy(keep, e, es);
-      if (c.dtype == BMM_F32) /* + 1: far past any row's bound (square1024: ~0.03) */
-        *(float *)e += 1.0f;
-      else
-        *(double *)e += 1.0;
+      /* + 1 to the element (its real part: component index parts * element):
+         far past any row's bound (square1024: ~0.03), and exact in every
+         dtype at these magnitudes */
+      const int64_t ci = where[t] * bmmx_parts(c.dtype);
+      char keep[16];
+      memcpy(keep, got + where[t] * (int64_t)es, es);
+      bmm_element_set(c.dtype, got, ci, bmm_element_get(c.dtype, got, ci) + 1.0);
       w[1 + t] = check_sampled(&p, got, 3, EDGE_ROWS, &macs);
-      memcpy(e, keep, es);
+      memcpy(got + where[t] * (int64_t)es, keep, es);
     }
     runs += 3;
     if (!(w[0] <= 1.0) || !(w[1] > 1.0) || !(w[2] > 1.0)) {
