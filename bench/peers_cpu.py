@@ -19,7 +19,6 @@ import time
 
 ROW_BYTES = {"f32": 4, "f64": 8, "c64": 8, "c128": 16, "f16": 2, "bf16": 2}
 COMPLEX = ("c64", "c128")
-HALF = ("f16", "bf16")
 PART = {"c64": "f32", "c128": "f64", "f16": "f32", "bf16": "f32"}  # the peak each dtype runs at
 
 
