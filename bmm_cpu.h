@@ -720,11 +720,15 @@ static int bmm__cpu_cvt_shared_b(const bmm_plan *pl) {
     if (pl->b.batch_stride[d] != 0) return 0;
   return 1;
 }
-/* f32 elements per batch entry of a chunk (A, B unless shared, C) */
+/* f32 elements per batch entry of a chunk (A, B unless shared, C), INT64_MAX
+   where the sum overflows: validation bounds each product, not their sum (the
+   fuzzer found m*k + m*n past int64 with an empty batch), and such an entry
+   takes a chunk to itself either way */
 static int64_t bmm__cpu_cvt_entry_floats(const bmm_plan *pl) {
-  const int64_t ab =
-      pl->use_ab ? pl->m * pl->k + (bmm__cpu_cvt_shared_b(pl) ? 0 : pl->k * pl->n) : 0;
-  return ab + pl->m * pl->n;
+  int64_t r = pl->m * pl->n;
+  if (pl->use_ab && !bmm__add(r, pl->m * pl->k, &r)) return INT64_MAX;
+  if (pl->use_ab && !bmm__cpu_cvt_shared_b(pl) && !bmm__add(r, pl->k * pl->n, &r)) return INT64_MAX;
+  return r;
 }
 static int64_t bmm__cpu_cvt_chunk(const bmm_plan *pl) {
   const int64_t per = bmm__cpu_cvt_entry_floats(pl), nb = pl->batch > 0 ? pl->batch : 1;
@@ -1283,8 +1287,16 @@ static void BMM__FN(convert)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
   const int64_t m = pl->m, n = pl->n, k = pl->k, E = ch->chunk;
   const int inner = pl->strategy == BMM_CPU_BATCH_SIMD, shared = bmm__cpu_cvt_shared_b(pl);
   const int64_t na = E * m * k, nb = shared ? k * n : E * k * n, nc = E * m * n;
-  float *buf = (float *)malloc(sizeof(float) * (size_t)(na + nb + nc + (pl->bias ? n : 0)));
-  float *fa = buf, *fb = buf + na, *fc = fb + nb, *fbias = fc + nc;
+  int64_t total = na;
+  /* each part fits (validation bounds m*k*batch and the rest, E <= batch),
+     their sum may not: past int64 or size_t no buffer is tried */
+  const int fits = bmm__add(total, nb, &total) && bmm__add(total, nc, &total) &&
+                   bmm__add(total, pl->bias ? n : 0, &total) &&
+                   (uint64_t)total <= (uint64_t)(SIZE_MAX / sizeof(float));
+  float *buf = fits ? (float *)malloc(sizeof(float) * (size_t)total) : NULL;
+  /* pointers into the buffer only once it exists (no offset on NULL) */
+  float *fa = buf, *fb = buf ? fa + na : NULL, *fc = buf ? fb + nb : NULL,
+        *fbias = buf ? fc + nc : NULL;
   const bmm__cpu_range_fn fn = bmm__cpu_kernels_f32[ch->kernel];
   int64_t u;
   if (!buf) {
