@@ -254,7 +254,7 @@ static inline double bmmx_unit_roundoff(bmm_dtype dt) {
    result). Complex dtypes: bmmx__entry_compare's bound (storage = accumulation). */
 static inline double bmmx_bound(bmm_dtype dt, int64_t k, double mag, double ref) {
   const double u = bmmx_unit_roundoff(dt), us = bmmx_storage_roundoff(dt);
-  double b = BMMX_TOL_C * (double)(k + 3) * u * mag;
+  double b = BMMX_TOL_C * ((double)k + 3.0) * u * mag; /* k may be INT64_MAX (alpha = 0) */
   if (us > u) {
     /* the least subnormal's bits; one initialised object (three with a
        pointer chosen among them made gcc -O2 warn maybe-uninitialized) */
