@@ -170,30 +170,37 @@ typedef struct bmm_c128 {
 #define BMM_L_GENERAL (1u << BMM_LAYOUT_GENERAL)
 #define BMM_L_ALL (BMM_L_ROWMAJOR | BMM_L_SHARED_B | BMM_L_BATCH_INNER | BMM_L_GENERAL)
 
+/* What a strategy takes besides layouts and sizes (the claim-flags column). */
+#define BMM_CLAIM_CONJ 1u /* conj flags on A or B */
+
 /* Strategies: X(ENUM, name, layouts it handles, max m, max n, max k (0 = no
-   limit), what it is). Validation rejects a forced strategy outside its
-   claim; a table rule whose strategy does not claim a problem is skipped.
-   Kernels must be correct for everything they claim. */
-#define BMM_CPU_STRATEGIES(X)                                                        \
-  X(CPU_REF, cpu_ref, BMM_L_ALL, 0, 0, 0, "plain loops, any strides")                \
-  X(CPU_DOT, cpu_dot, BMM_L_ALL, 0, 0, 0, "contiguous-K dot / axpy / short columns") \
-  X(CPU_SMALL, cpu_small, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 16, 16, 0,                \
-    "fixed-size register micro-kernels")                                             \
-  X(CPU_BLOCKED, cpu_blocked, BMM_L_ALL, 0, 0, 0, "packed cache-blocked tiles")      \
-  X(CPU_BATCH_SIMD, cpu_batch_simd, BMM_L_BATCH_INNER, 0, 0, 0,                      \
+   limit), claim flags (BMM_CLAIM_*), what it is). Validation rejects a
+   forced strategy outside its claim; a table rule whose strategy does not
+   claim a problem is skipped. Kernels must be correct for everything they
+   claim. cuda_cublas takes no conj flags: cuBLAS conjugates only together
+   with a transpose, which the row-major call already spends, so AUTO falls
+   through a cuBLAS rule for them instead of failing the call. */
+#define BMM_CPU_STRATEGIES(X)                                                                   \
+  X(CPU_REF, cpu_ref, BMM_L_ALL, 0, 0, 0, BMM_CLAIM_CONJ, "plain loops, any strides")           \
+  X(CPU_DOT, cpu_dot, BMM_L_ALL, 0, 0, 0, BMM_CLAIM_CONJ,                                       \
+    "contiguous-K dot / axpy / short columns")                                                  \
+  X(CPU_SMALL, cpu_small, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 16, 16, 0, BMM_CLAIM_CONJ,           \
+    "fixed-size register micro-kernels")                                                        \
+  X(CPU_BLOCKED, cpu_blocked, BMM_L_ALL, 0, 0, 0, BMM_CLAIM_CONJ, "packed cache-blocked tiles") \
+  X(CPU_BATCH_SIMD, cpu_batch_simd, BMM_L_BATCH_INNER, 0, 0, 0, BMM_CLAIM_CONJ,                 \
     "SIMD across the batch for batch-innermost")
 
-#define BMM_CUDA_STRATEGIES(X)                                                   \
-  X(CUDA_LOOP, cuda_loop, BMM_L_ALL, 0, 0, 0, "a thread per C element")          \
-  X(CUDA_WARP, cuda_warp, BMM_L_ALL, 0, 0, 0, "sub-warp per C element, split K") \
-  X(CUDA_STAGED, cuda_staged, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 32, 32, 128,      \
-    "batch groups staged in shared memory")                                      \
-  X(CUDA_TILED, cuda_tiled, BMM_L_ALL, 0, 0, 0, "shared+register tiles")         \
-  X(CUDA_BATCH_INNER, cuda_batch_inner, BMM_L_BATCH_INNER, 0, 0, 0,              \
-    "a thread per C element, loads coalesced across the batch")                  \
-  X(CUDA_BATCH_ENTRY, cuda_batch_entry, BMM_L_BATCH_INNER, 8, 8, 0,              \
-    "a thread per batch entry, its m x n sums in registers")                     \
-  X(CUDA_CUBLAS, cuda_cublas, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 0, 0, 0,          \
+#define BMM_CUDA_STRATEGIES(X)                                                                   \
+  X(CUDA_LOOP, cuda_loop, BMM_L_ALL, 0, 0, 0, BMM_CLAIM_CONJ, "a thread per C element")          \
+  X(CUDA_WARP, cuda_warp, BMM_L_ALL, 0, 0, 0, BMM_CLAIM_CONJ, "sub-warp per C element, split K") \
+  X(CUDA_STAGED, cuda_staged, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 32, 32, 128, BMM_CLAIM_CONJ,      \
+    "batch groups staged in shared memory")                                                      \
+  X(CUDA_TILED, cuda_tiled, BMM_L_ALL, 0, 0, 0, BMM_CLAIM_CONJ, "shared+register tiles")         \
+  X(CUDA_BATCH_INNER, cuda_batch_inner, BMM_L_BATCH_INNER, 0, 0, 0, BMM_CLAIM_CONJ,              \
+    "a thread per C element, loads coalesced across the batch")                                  \
+  X(CUDA_BATCH_ENTRY, cuda_batch_entry, BMM_L_BATCH_INNER, 8, 8, 0, BMM_CLAIM_CONJ,              \
+    "a thread per batch entry, its m x n sums in registers")                                     \
+  X(CUDA_CUBLAS, cuda_cublas, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 0, 0, 0, 0,                       \
     "cublasGemmStridedBatchedEx (needs BMM_WITH_CUBLAS)")
 
 /* X(ENUM, message) */
@@ -239,7 +246,7 @@ typedef enum bmm_layout {
 
 typedef enum bmm_strategy {
   BMM_STRATEGY_AUTO = 0,
-#define BMM__X(E, n, l, mm, mn, mk, d) BMM_##E,
+#define BMM__X(E, n, l, mm, mn, mk, cf, d) BMM_##E,
   BMM_CPU_STRATEGIES(BMM__X) BMM_CUDA_STRATEGIES(BMM__X)
 #undef BMM__X
       BMM_STRATEGY_COUNT
@@ -436,7 +443,7 @@ BMM_API int bmm_table_lookup(const bmm_table_rule *rules, int count, const bmm_p
 /* Run on the CPU: p->strategy AUTO (table) or forced. */
 BMM_API bmm_status bmm_cpu(const bmm_problem *p);
 /* One entry point per CPU strategy: bmm_cpu_ref(), bmm_cpu_dot(), ... */
-#define BMM__X(E, name, l, mm, mn, mk, d) BMM_API bmm_status bmm_##name(const bmm_problem *p);
+#define BMM__X(E, name, l, mm, mn, mk, cf, d) BMM_API bmm_status bmm_##name(const bmm_problem *p);
 BMM_CPU_STRATEGIES(BMM__X)
 #undef BMM__X
 
@@ -616,7 +623,7 @@ const char *bmm_layout_name(bmm_layout l) {
 const char *bmm_strategy_name(bmm_strategy s) {
   switch (s) {
   case BMM_STRATEGY_AUTO: return "auto";
-#define BMM__X(E, n, l, mm, mn, mk, d) \
+#define BMM__X(E, n, l, mm, mn, mk, cf, d) \
   case BMM_##E: return #n;
     BMM_CPU_STRATEGIES(BMM__X)
     BMM_CUDA_STRATEGIES(BMM__X)
@@ -636,11 +643,11 @@ const char *bmm_backend_name(bmm_backend b) {
 
 bmm_backend bmm_strategy_backend(bmm_strategy s) {
   switch (s) {
-#define BMM__X(E, n, l, mm, mn, mk, d) \
+#define BMM__X(E, n, l, mm, mn, mk, cf, d) \
   case BMM_##E: return BMM_BACKEND_CPU;
     BMM_CPU_STRATEGIES(BMM__X)
 #undef BMM__X
-#define BMM__X(E, n, l, mm, mn, mk, d) \
+#define BMM__X(E, n, l, mm, mn, mk, cf, d) \
   case BMM_##E: return BMM_BACKEND_CUDA;
     BMM_CUDA_STRATEGIES(BMM__X)
 #undef BMM__X
@@ -649,16 +656,18 @@ bmm_backend bmm_strategy_backend(bmm_strategy s) {
 }
 
 /* The claim of a strategy, from the lists. */
-static void bmm__claim(bmm_strategy s, unsigned *layouts, int64_t *mm, int64_t *mn, int64_t *mk) {
-  *layouts = 0;
+static void bmm__claim(bmm_strategy s, unsigned *layouts, int64_t *mm, int64_t *mn, int64_t *mk,
+                       unsigned *flags) {
+  *layouts = *flags = 0;
   *mm = *mn = *mk = 0;
   switch (s) {
-#define BMM__X(E, n, l, xm, xn, xk, d) \
-  case BMM_##E:                        \
-    *layouts = (l);                    \
-    *mm = (xm);                        \
-    *mn = (xn);                        \
-    *mk = (xk);                        \
+#define BMM__X(E, n, l, xm, xn, xk, cf, d) \
+  case BMM_##E:                            \
+    *layouts = (l);                        \
+    *mm = (xm);                            \
+    *mn = (xn);                            \
+    *mk = (xk);                            \
+    *flags = (cf);                         \
     break;
     BMM_CPU_STRATEGIES(BMM__X)
     BMM_CUDA_STRATEGIES(BMM__X)
@@ -668,24 +677,21 @@ static void bmm__claim(bmm_strategy s, unsigned *layouts, int64_t *mm, int64_t *
 }
 
 static int bmm__claims_all(bmm_strategy s) {
-  unsigned l;
+  unsigned l, f;
   int64_t mm, mn, mk;
-  bmm__claim(s, &l, &mm, &mn, &mk);
-  return l == BMM_L_ALL && mm == 0 && mn == 0 && mk == 0;
+  bmm__claim(s, &l, &mm, &mn, &mk, &f);
+  return l == BMM_L_ALL && mm == 0 && mn == 0 && mk == 0 && (f & BMM_CLAIM_CONJ);
 }
 
 int bmm_strategy_supports(bmm_strategy s, const bmm_plan *p) {
-  unsigned l;
+  unsigned l, f;
   int64_t mm, mn, mk;
   if (bmm_strategy_backend(s) == BMM_BACKEND_AUTO) return 0;
-  bmm__claim(s, &l, &mm, &mn, &mk);
+  bmm__claim(s, &l, &mm, &mn, &mk, &f);
   /* a plan built by hand (not by validation) may give only its layout */
   if (!(l & (p->layouts ? p->layouts : 1u << p->layout))) return 0;
   if ((mm && p->m > mm) || (mn && p->n > mn) || (mk && p->k > mk)) return 0;
-  /* cuBLAS conjugates only together with a transpose, which the row-major
-     call already spends: conj flags are not cuda_cublas's, so AUTO falls
-     through a cuBLAS rule for them instead of failing the call */
-  if (s == BMM_CUDA_CUBLAS && (p->a.conj || p->b.conj)) return 0;
+  if ((p->a.conj || p->b.conj) && !(f & BMM_CLAIM_CONJ)) return 0;
   return 1;
 }
 
@@ -1277,12 +1283,15 @@ static bmm_status bmm__plan_with(const bmm_problem *p, bmm_backend be, const bmm
                        bmm_backend_name(be));
     /* an empty problem does no work, so any strategy of the backend runs it */
     if (out->m * out->n * out->batch != 0 && !bmm_strategy_supports(f, out)) {
-      unsigned l;
+      unsigned l, cf;
       int64_t mm, mn, mk;
       char names[96];
       size_t used = 0;
       int i;
-      bmm__claim(f, &l, &mm, &mn, &mk);
+      bmm__claim(f, &l, &mm, &mn, &mk, &cf);
+      if ((out->a.conj || out->b.conj) && !(cf & BMM_CLAIM_CONJ))
+        return bmm__fail(BMM_UNSUPPORTED, "strategy %s takes no conj flags (a.conj=%d b.conj=%d)",
+                         bmm_strategy_name(f), out->a.conj, out->b.conj);
       names[0] = 0;
       for (i = 0; i < BMM_LAYOUT_COUNT; ++i)
         if (l & (1u << i))

@@ -1020,7 +1020,7 @@ BMM_RULES_END
 static bmm_status bmm__cpu_run(const bmm_plan *pl) {
   if (pl->m == 0 || pl->n == 0 || pl->batch == 0) return bmm__ok();
   switch (pl->strategy) {
-#define BMM__X(E, name, l, mm, mn, mk, d) case BMM_##E:
+#define BMM__X(E, name, l, mm, mn, mk, cf, d) case BMM_##E:
     BMM_CPU_STRATEGIES(BMM__X)
 #undef BMM__X
     bmm__cpu_execute(pl);
@@ -1056,7 +1056,7 @@ static bmm_status bmm__cpu_entry(const bmm_problem *p, bmm_strategy s) {
   return st != BMM_OK ? st : bmm__cpu_run(&pl);
 }
 
-#define BMM__X(E, name, l, mm, mn, mk, d) \
+#define BMM__X(E, name, l, mm, mn, mk, cf, d) \
   bmm_status bmm_##name(const bmm_problem *p) { return bmm__cpu_entry(p, BMM_##E); }
 BMM_CPU_STRATEGIES(BMM__X)
 #undef BMM__X

@@ -99,7 +99,7 @@ __global__ void bench_fill_kernel(void *p, int64_t n, uint64_t seed, bmm_dtype d
 static void bench_fill(void *p, int64_t n, uint64_t seed, bmm_dtype dt, cudaStream_t st) {
   int64_t blocks;
   if (n <= 0) return;
-  n *= bmm_dtype_is_complex(dt) ? 2 : 1;
+  n *= bmmx_parts(dt);
   blocks = (n + 255) / 256;
   bench_fill_kernel<<<(unsigned)(blocks < 8192 ? blocks : 8192), 256, 0, st>>>(p, n, seed, dt);
   BENCH_CUDA(cudaGetLastError());
@@ -107,7 +107,7 @@ static void bench_fill(void *p, int64_t n, uint64_t seed, bmm_dtype dt, cudaStre
 
 /* element i as bench_fill wrote it (each of its components) */
 static void bench_host_set(bmm_dtype dt, void *p, int64_t i, uint64_t seed) {
-  const int parts = bmm_dtype_is_complex(dt) ? 2 : 1;
+  const int parts = bmmx_parts(dt);
   int q;
   for (q = 0; q < parts; ++q)
     bmm_element_set(dt, p, i * parts + q, bench_value(seed, i * parts + q, bench_narrow(dt)));
@@ -638,7 +638,7 @@ static int bench_case(bench_device *d, const bmmx_case *cs, int samples) {
   }
   if (!bench_sanitize && strcmp(cs->name, "tiny") == 0 && !bench_launch_cost(d, &r, samples))
     ++fails;
-#define BENCH_X(E, nm, l, mm, mn, mk, desc) fails += bench_strategy(d, &r, BMM_##E, samples);
+#define BENCH_X(E, nm, l, mm, mn, mk, cf, desc) fails += bench_strategy(d, &r, BMM_##E, samples);
   BMM_CUDA_STRATEGIES(BENCH_X)
 #undef BENCH_X
   bench_row_free(&r);

@@ -3,7 +3,7 @@
 # everything it makes brought back in at most 4 files.
 #
 #   bash bench/gpu_check.sh "$OUT"                       call 1 (default steps)
-#   GPU_CHECK_STEPS="sanitize_tests tune peers_sweep report" bash bench/gpu_check.sh "$OUT"
+#   GPU_CHECK_STEPS="sanitize_tests model_dtypes tune peers_sweep report" bash bench/gpu_check.sh "$OUT"
 #                                                        call 2 (the rest)
 #   GPU_CHECK_DRY_RUN=1 bash bench/gpu_check.sh OUT      no GPU: the plumbing (CI)
 #
@@ -42,7 +42,9 @@
 #   bench         B 75   bench_gpu_cublas, suite rows x every claiming
 #                        strategy + AUTO + cuBLAS, E 30-40 s
 #   sweep         B 60   the seed sweep K = 5..50, f32 + f64, E 20-30 s
-#   model         B 30   build/bmm-model --suite/--sweep (CPU), E < 10 s
+#   model         B 30   build/bmm-model --suite/--sweep (CPU), f32 and f64
+#                        (the dtypes its constants were fitted on), suite and
+#                        sweep at once: E 11 s here under load, < 10 s there
 #   peers (jax, triton): suite only (44 rows, each compiled), B 110 / 80,
 #                        E 60-90 / 40-60 s; their sweep is step peers_sweep
 #   sanitize      memcheck B 60, racecheck B 75, initcheck B 45 over
@@ -56,6 +58,8 @@
 #                        graph, errors), E 60-100 s each under instrumentation
 #   tune          B 150  bmm-tune-cuda (tools/grids/cuda.txt; L2
 #                        flushed before every timed call), E 60-120 s
+#   model_dtypes  B 45   bmm-model --suite for f16, bf16, c64, c128 (CPU,
+#                        27 s here under load; predictions not yet calibrated)
 #   peers_sweep   jax B 150, triton B 100: the 92 sweep rows, each compiled,
 #                        E 100-150 / 60-100 s: what is left of the budget
 # Sum of E for call 1: ~450 s of the 540 (builds ~60-100 s, sanitize last
@@ -88,7 +92,7 @@ elif [ -n "$DRY" ] && [ -x .venv/bin/python ]; then
 else
   PY=python3
 fi
-ALL_STEPS="tests bench sweep model peers sanitize sanitize_tests peers_sweep tune report"
+ALL_STEPS="tests bench sweep model peers sanitize sanitize_tests model_dtypes peers_sweep tune report"
 if [ -n "$DRY" ]; then # every step of both calls: all the plumbing
   STEPS=" ${GPU_CHECK_STEPS:-$ALL_STEPS} "
 else
@@ -172,6 +176,42 @@ step() {
     FAILED=1
   else
     note "$name: ok (${dt}s of ${budget}s)"
+  fi
+  pack
+}
+
+# bg_step NAME 'shell command': a CPU-only step in the background, cut off
+# 40 s before the deadline (the report's time); bg_collect NAME waits for it
+# and writes its status line as step does
+bg_step() {
+  local name=$1 cmd=$2 budget
+  budget=$((DEADLINE - $(now) - 40))
+  if [ "$budget" -lt 5 ]; then
+    note "$name: SKIPPED (no time left of ${BUDGET}s)"
+    return
+  fi
+  echo "== $name (background, budget ${budget}s) $(date -u +%H:%M:%S)"
+  (
+    t0=$(now)
+    timeout -k 5 "$budget" bash -c "$cmd" >> "$WORK/$name.log" 2>&1
+    echo "$? $(($(now) - t0)) $budget" > "$WORK/$name.bgrc"
+  ) &
+  eval "BG_$name=$!"
+}
+bg_collect() {
+  local name=$1 pid rc dt budget
+  eval "pid=\${BG_$name:-}"
+  [ -n "$pid" ] || return 0
+  wait "$pid"
+  read -r rc dt budget < "$WORK/$name.bgrc"
+  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+    note "$name: TIMEOUT after ${dt}s (budget ${budget}s)"
+    FAILED=1
+  elif [ "$rc" != 0 ]; then
+    note "$name: FAIL rc=$rc (${dt}s; see $name.log)"
+    FAILED=1
+  else
+    note "$name: ok (${dt}s of ${budget}s, background)"
   fi
   pack
 }
@@ -305,16 +345,23 @@ fi
 # the model runs on the CPU: the same rows, predicted (issue 19's interface)
 if want model; then
   if [ -n "$HAVE_MODEL" ] && [ -x build/bmm-model ]; then
-    step model 30 "build/bmm-model --suite bench/suite.csv --arch $CC_GPU > '$WORK/model_suite.csv' && build/bmm-model --sweep --arch $CC_GPU > '$WORK/model_sweep.csv'"
-    # predicted beside measured for bmm's own rows, and the constants re-fitted
-    # on them (bmm-model --calibration takes bench_gpu's CSV; 3.3 min of CPU on
-    # the synthetic table, most of it tracing forced strategies)
+    M="build/bmm-model --arch $CC_GPU --dtypes"
+    step model 30 "$M f32,f64 --sweep > '$WORK/model_sweep.csv' & $M f32,f64 --suite bench/suite.csv > '$WORK/model_suite.csv'; s=\$?; wait \$! && [ \$s -eq 0 ]"
+    # predicted beside measured for bmm's own rows (the given constants' score
+    # first) and the constants re-fitted on them: bmm-model --calibration
+    # --fit on bench_gpu's CSV, f32/f64 rows, on the CPU in the background
+    # while the GPU steps run (4 min of one core here under load, most of it
+    # tracing forced strategies); collected before the report
     if [ -s "$WORK/bench_gpu.csv" ]; then
-      step model_calibration 240 "build/bmm-model --calibration '$WORK/bench_gpu.csv' --arch $CC_GPU > '$WORK/model_calibration.txt' && build/bmm-model --calibration '$WORK/bench_gpu.csv' --arch $CC_GPU --fit > '$WORK/model_refit.txt'"
+      bg_step model_calibration "$M f32,f64 --calibration '$WORK/bench_gpu.csv' --fit > '$WORK/model_calibration.txt'"
     fi
   else
     note "model: skipped (no build/bmm-model: no such ninja target, or its build failed)"
   fi
+fi
+# the other dtypes' predictions (call 2: lower value; gpu_summary.py reads them too)
+if want model_dtypes && [ -n "$HAVE_MODEL" ] && [ -x build/bmm-model ]; then
+  step model_dtypes 45 "build/bmm-model --arch $CC_GPU --dtypes f16,bf16,c64,c128 --suite bench/suite.csv > '$WORK/model_suite_dtypes.csv'"
 fi
 if want peers; then
   peer jax 110 ""
@@ -365,6 +412,7 @@ if [ -n "$DRY" ]; then # the timeout path, on purpose: it must be reported, not 
 fi
 
 # ---- the report and the key figures (no GPU; both run again anywhere) ----------
+bg_collect model_calibration
 want report && step report 30 "$PY bench/report.py --results '$WORK' --out '$WORK/RESULTS_generated.md'"
 {
   echo "======== gpu_check: $(($(now) - START))s of ${BUDGET}s; files: $ARCHIVE (gpu_check/ inside), $OUT/summary.txt"
@@ -384,7 +432,7 @@ if [ -n "$DRY" ]; then # what the dry run must show, or CI fails
   dry_bad=""
   grep -q '^dry_timeout: TIMEOUT' "$STATUS" || dry_bad="$dry_bad timeout-not-reported"
   grep -q '^build_.*: \(FAIL\|TIMEOUT\)' "$STATUS" && dry_bad="$dry_bad build-failed"
-  for s in tests:tests bench:bench_gpu sweep:bench_sweep report:report; do
+  for s in tests:tests bench:bench_gpu sweep:bench_sweep model:model model:model_calibration report:report; do
     want "${s%%:*}" && ! grep -q "^${s#*:}: ok" "$STATUS" && dry_bad="$dry_bad ${s#*:}-not-ok"
   done
   want report && ! tar -tzf "$ARCHIVE" | grep -q 'RESULTS_generated.md' && dry_bad="$dry_bad no-report-in-archive"

@@ -43,9 +43,10 @@ def meta(folder):
 
 def model_predictions(folder):
     """{(name, dtype): predicted %} from model_suite.csv / model_sweep.csv
-    (build/bmm-model's CSV, run for AUTO: the first column named pred...)."""
+    (f32, f64) and model_suite_dtypes.csv (the other dtypes), build/bmm-model's
+    CSV, run for AUTO: the first column named pred...)."""
     out = {}
-    for path in ("model_suite.csv", "model_sweep.csv"):
+    for path in ("model_suite.csv", "model_sweep.csv", "model_suite_dtypes.csv"):
         rows = read_csv(os.path.join(folder, path))
         if not rows:
             continue

@@ -115,7 +115,7 @@ static const double scalars[] = {1,   0,        -1,        0.5,  2, -0.25, 1.5, 
 
 /* CPU strategies are the enum values 1..cpu_strategy_count */
 static const int cpu_strategy_count = 0
-#define REL__X(E, name, l, mm, mn, mk, desc) +1
+#define REL__X(E, name, l, mm, mn, mk, cf, desc) +1
     BMM_CPU_STRATEGIES(REL__X)
 #undef REL__X
     ;
@@ -509,7 +509,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         bmm_set_table(BMM_BACKEND_CPU, NULL, 0);
       }
     }
-#define REL__X(E, name, l, mm, mn, mk, desc)                    \
+#define REL__X(E, name, l, mm, mn, mk, cf, desc)                \
   q.strategy = BMM_##E;                                         \
   if (bmm_plan_problem(&q, BMM_BACKEND_CPU, &plan) == BMM_OK) { \
     q.strategy = BMM_STRATEGY_AUTO;                             \

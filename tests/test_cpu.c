@@ -66,20 +66,20 @@ static const struct cpu_strategy {
   const char *name;
   entry_fn entry;
 } cpu_strategies[] = {
-#define X(E, name, l, mm, mn, mk, d) {BMM_##E, #name, bmm_##name},
+#define X(E, name, l, mm, mn, mk, cf, d) {BMM_##E, #name, bmm_##name},
     BMM_CPU_STRATEGIES(X)
 #undef X
 };
 #define NCPU ((int)(sizeof cpu_strategies / sizeof cpu_strategies[0]))
 enum {
   NCPU_MAX = 0
-#define X(E, name, l, mm, mn, mk, d) +1
+#define X(E, name, l, mm, mn, mk, cf, d) +1
   BMM_CPU_STRATEGIES(X)
 #undef X
 };
 
 static const bmm_strategy cuda_strategies[] = {
-#define X(E, name, l, mm, mn, mk, d) BMM_##E,
+#define X(E, name, l, mm, mn, mk, cf, d) BMM_##E,
     BMM_CUDA_STRATEGIES(X)
 #undef X
 };
@@ -87,7 +87,7 @@ static const bmm_strategy cuda_strategies[] = {
 
 static void claim_of(bmm_strategy s, unsigned *layouts, int64_t *mm, int64_t *mn, int64_t *mk) {
   *layouts = 0, *mm = *mn = *mk = 0;
-#define X(E, name, l, xm, xn, xk, d) \
+#define X(E, name, l, xm, xn, xk, cf, d) \
   if (s == BMM_##E) *layouts = (l), *mm = (xm), *mn = (xn), *mk = (xk);
   BMM_CPU_STRATEGIES(X)
 #undef X
@@ -2574,6 +2574,25 @@ static void test_cublas_claim_conj(void) {
   CHECK(claims(BMM_CUDA_LOOP, &p), "cuda_loop must claim a problem with a.conj");
   p.a.conj = 0, p.b.conj = 1;
   CHECK(!claims(BMM_CUDA_CUBLAS, &p), "cuda_cublas claims a problem with b.conj");
+  /* every strategy as its list's claim-flags column says */
+  {
+    static const struct {
+      bmm_strategy s;
+      unsigned cf;
+    } list[] = {
+#define X(E, name, l, mm, mn, mk, cf, d) {BMM_##E, cf},
+        BMM_CPU_STRATEGIES(X) BMM_CUDA_STRATEGIES(X)
+#undef X
+    };
+    bmm_problem plain = p;
+    size_t i;
+    plain.a.conj = plain.b.conj = 0;
+    for (i = 0; i < sizeof list / sizeof list[0]; ++i)
+      CHECK(claims(list[i].s, &p) == (claims(list[i].s, &plain) && (list[i].cf & BMM_CLAIM_CONJ)),
+            "%s: claims a b.conj problem %d, its plain twin %d, claim flags %u",
+            bmm_strategy_name(list[i].s), claims(list[i].s, &p), claims(list[i].s, &plain),
+            list[i].cf);
+  }
 }
 
 /* The text after a NUL byte is part of the file: a NUL is refused, naming

@@ -51,7 +51,7 @@ static void cuda_or_die(cudaError_t e, const char *what) {
 }
 
 static const bmm_strategy all_strategies[] = {
-#define X(E, name, l, mm, mn, mk, d) BMM_##E,
+#define X(E, name, l, mm, mn, mk, cf, d) BMM_##E,
     BMM_CUDA_STRATEGIES(X)
 #undef X
 };
@@ -76,7 +76,7 @@ static int compiled(bmm_strategy s) {
 /* The per-strategy entry points, generated like the library's own switch. */
 static bmm_status call_entry(bmm_strategy s, const bmm_problem *p, cudaStream_t st) {
   switch (s) {
-#define X(E, name, l, mm, mn, mk, d) \
+#define X(E, name, l, mm, mn, mk, cf, d) \
   case BMM_##E: return bmm_##name(p, st);
     BMM_CUDA_STRATEGIES(X)
 #undef X
@@ -725,6 +725,18 @@ static int test_no_device(void) {
     s = call_entry(all_strategies[si], &p, 0);
     result(s == want, "%s without a device -> %s (%s)", bmm_strategy_name(all_strategies[si]),
            bmm_status_name(s), bmm_last_error());
+  }
+  {
+    /* validation, no device needed: cuda_cublas forced on a conj problem is
+       refused naming the flag (its list's claim-flags column) */
+    bmm_c64 z[12];
+    bmm_plan pl;
+    bmm_problem q = bmm_problem_rowmajor(BMM_C64, 1, 2, 2, 1, z, z + 4, z + 8);
+    memset(z, 0, sizeof z);
+    q.b.conj = 1, q.strategy = BMM_CUDA_CUBLAS;
+    s = bmm_plan_problem(&q, BMM_BACKEND_CUDA, &pl);
+    result(s == BMM_UNSUPPORTED && strstr(bmm_last_error(), "conj"),
+           "forced cuda_cublas with b.conj -> %s (%s)", bmm_status_name(s), bmm_last_error());
   }
   p.m = -1;
   s = bmm_cuda(&p, 0);

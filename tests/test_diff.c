@@ -85,7 +85,7 @@ static const struct {
   unsigned layouts;
   int64_t mm, mn, mk;
 } strategies[] = {
-#define X(E, name, l, xm, xn, xk, d) {BMM_##E, #name, bmm_##name, l, xm, xn, xk},
+#define X(E, name, l, xm, xn, xk, cf, d) {BMM_##E, #name, bmm_##name, l, xm, xn, xk},
     BMM_CPU_STRATEGIES(X)
 #undef X
 };

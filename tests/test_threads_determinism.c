@@ -92,7 +92,7 @@ static void one_case(const bmmx_case *cs, uint64_t *seed) {
   BMMX_CHECK(bmm_reference(&p, ref, mag) == BMM_OK, "%s: reference: %s", cs->name,
              bmm_last_error());
 
-#define REL__X(E, sname, l, mm, mn, mk, desc) \
+#define REL__X(E, sname, l, mm, mn, mk, cf, desc) \
   check_strategy(cs, BMM_##E, a, b, bias, c0, c1, cb, ref, mag);
   BMM_CPU_STRATEGIES(REL__X)
 #undef REL__X

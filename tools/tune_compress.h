@@ -171,7 +171,7 @@ static inline int bmmt_find_config(const bmm_table_rule *cfgs, int ncfg, const b
 
 static inline int bmmt_claims_all(bmm_strategy s) {
   switch (s) {
-#define BMMT__X(E, name, l, mm, mn, mk, d) \
+#define BMMT__X(E, name, l, mm, mn, mk, cf, d) \
   case BMM_##E: return (l) == BMM_L_ALL && (mm) == 0 && (mn) == 0 && (mk) == 0;
     BMM_CPU_STRATEGIES(BMMT__X)
     BMM_CUDA_STRATEGIES(BMMT__X)
@@ -645,7 +645,7 @@ static inline void bmm__put_mask(bmm__buf *b, unsigned mask, int is_dtype) {
 
 static inline const char *bmmt__strategy_enum(bmm_strategy s) {
   switch (s) {
-#define BMMT__X(E, name, l, mm, mn, mk, d) \
+#define BMMT__X(E, name, l, mm, mn, mk, cf, d) \
   case BMM_##E: return "BMM_" #E;
     BMM_CPU_STRATEGIES(BMMT__X)
     BMM_CUDA_STRATEGIES(BMMT__X)

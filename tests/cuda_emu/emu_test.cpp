@@ -266,7 +266,7 @@ cudaError_t cudaFuncSetAttribute(const void *, cudaFuncAttribute, int) { return 
 /* ---- the cases ------------------------------------------------------------ */
 
 static const bmm_strategy g_strategies[] = {BMM_STRATEGY_AUTO,
-#define X(E, name, l, mm, mn, mk, d) BMM_##E,
+#define X(E, name, l, mm, mn, mk, cf, d) BMM_##E,
                                             BMM_CUDA_STRATEGIES(X)
 #undef X
 };

@@ -7,7 +7,11 @@
 
      build/bmm-model --suite bench/suite.csv [--strategy NAME|auto] [--arch 90|80]
      build/bmm-model --sweep [--strategy NAME|auto] [--arch 90|80]
-                          seed problem (batch 10^6, 3x1xK), K = 1..64, f32, f64
+                          seed problem (batch 10^6, 3x1xK), K = 1..64, every
+                          dtype
+     --dtypes f32,f64,...  any of the above: only rows of these dtypes (the
+                          calibration data and the fitted constants are f32
+                          and f64; bench/gpu_check.sh keeps its budget so)
      build/bmm-model --calibration FILE [--fit] [--consts a,b,...]
                           every row of a measured table predicted: the probe's
                           format (variant = a fixture design of
@@ -30,6 +34,28 @@
 
 #include "tools/model/bmm_model.h"
 #include "tools/model/model_fixtures.cuh"
+
+/* the dtypes --dtypes keeps, one bit per bmm_dtype (all by default) */
+static unsigned model_dtype_mask = ~0u;
+static int model_keep(bmm_dtype dt) { return (model_dtype_mask >> (unsigned)dt) & 1u; }
+
+/* "f32,f64" -> a mask; 0 (and a message naming the word) on an unknown name */
+static unsigned model_parse_dtypes(const char *list) {
+  unsigned mask = 0;
+  char buf[128], *w;
+  snprintf(buf, sizeof buf, "%s", list);
+  for (w = strtok(buf, ","); w; w = strtok(NULL, ",")) {
+    int di, found = 0;
+    for (di = 0; di < NDT; ++di)
+      if (strcmp(w, bmm_dtype_name(g_dtypes[di])) == 0)
+        mask |= 1u << (unsigned)g_dtypes[di], found = 1;
+    if (!found) {
+      fprintf(stderr, "bmm-model: --dtypes: unknown dtype '%s'\n", w);
+      return 0;
+    }
+  }
+  return mask;
+}
 
 typedef struct model_row {
   char name[48];
@@ -59,7 +85,7 @@ static int model_read_suite(const char *path, std::vector<model_row> *rows) {
       fclose(f);
       return 0;
     }
-    rows->push_back(r);
+    if (model_keep(r.c.dtype)) rows->push_back(r);
   }
   fclose(f);
   return 1;
@@ -70,7 +96,7 @@ static int model_read_suite(const char *path, std::vector<model_row> *rows) {
    for a launch whose bytes take less time than the model's per-launch cost
    t0 (launch-bound: no kernel reaches the copy bandwidth there) */
 static int model_memory_bound(const bmmx_case *c, const bmm_model_arch *a) {
-  const double peak = c->dtype == BMM_F64 ? 34e12 : 67e12;
+  const double peak = c->dtype == BMM_F64 || c->dtype == BMM_C128 ? 34e12 : 67e12;
   if (bmmx_min_bytes(c, 0) / (a->copy_gbs * 1e3) < bmm_model_use->t0_us) return -1;
   return bmmx_flops(c) / bmmx_min_bytes(c, 0) < peak / (a->copy_gbs * 1e9);
 }
@@ -241,7 +267,7 @@ static int model_read_calibration(const char *path, std::vector<model_cal_row> *
     r.c.batch = atoll(v[cb]), r.c.m = atoll(v[cm]), r.c.n = atoll(v[cn]), r.c.k = atoll(v[ck]);
     r.c.layout = cl >= 0 ? bmmx_layout_parse(v[cl]) : BMMX_ROWMAJOR;
     r.measured = atof(v[cp]);
-    if (r.c.dtype == BMM_DTYPE_UNSET || r.c.layout < 0) continue;
+    if (r.c.dtype == BMM_DTYPE_UNSET || r.c.layout < 0 || !model_keep(r.c.dtype)) continue;
     /* bench_gpu's rows: memory-bound ones, entries up to 32x32x32 (larger
        ones trace for minutes per forced strategy, and the model is fitted
        on small entries) */
@@ -426,6 +452,12 @@ static int model_calibration(const char *path, int arch, int fit) {
   }
   model_cal_trace(&rows, arch);
   if (fit) {
+    /* the given constants' score first: one run (tracing is the cost) says
+       how far the fit moved (bench/gpu_check.sh runs --fit only) */
+    const model_fit_stats g = model_cal_eval(&rows, ma, bmm_model_use, 0);
+    printf("# given constants: %d of %d rows within 10 points, best design matched at %d of %d\n",
+           g.within, g.rows, g.best_ok, g.points);
+    model_print_consts("# given", bmm_model_use);
     fitted = model_fit(&rows, ma, *bmm_model_use);
     model_print_consts("# fitted", &fitted);
     bmm_model_use = &fitted;
@@ -509,7 +541,9 @@ static int model_main(int argc, char **argv) {
       cal = argv[++i];
     else if (strcmp(argv[i], "--fit") == 0)
       fit = 1;
-    else if (strcmp(argv[i], "--consts") == 0 && i + 1 < argc) {
+    else if (strcmp(argv[i], "--dtypes") == 0 && i + 1 < argc) {
+      if (!(model_dtype_mask = model_parse_dtypes(argv[++i]))) return 2;
+    } else if (strcmp(argv[i], "--consts") == 0 && i + 1 < argc) {
       if (sscanf(argv[++i], "%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf", &given.eff, &given.t0_us,
                  &given.lat_ns, &given.burst, &given.l2_ratio, &given.l2_frac, &given.l1_rate,
                  &given.p, &given.sh_ns, &given.blk_ns) != 10) {
@@ -532,7 +566,8 @@ static int model_main(int argc, char **argv) {
     } else {
       fprintf(stderr,
               "usage: %s --suite bench/suite.csv | --sweep | --calibration FILE [--fit]  "
-              "[--strategy NAME|auto] [--arch 90|80] [--consts 10 numbers]\n",
+              "[--strategy NAME|auto] [--arch 90|80] [--consts 10 numbers] "
+              "[--dtypes f32,f64,...]\n",
               argv[0]);
       return 2;
     }
@@ -549,7 +584,7 @@ static int model_main(int argc, char **argv) {
   if (sweep) {
     int k, di;
     for (di = 0; di < NDT; ++di)
-      for (k = 1; k <= 64; ++k) {
+      for (k = 1; k <= 64 && model_keep(g_dtypes[di]); ++k) {
         model_row r;
         memset(&r, 0, sizeof r);
         snprintf(r.name, sizeof r.name, "seed_k%d", k);
