@@ -357,11 +357,15 @@ int main(int argc, char **argv) {
     return 2;
   }
   bw = bench_copy_bw((size_t)256 << 20);
-  /* f16 and bf16 compute in f32 (bmm_cpu.h, "converted dtypes"): the f32 peak;
-     complex counts real operations (bmmx_flops) at the peak of its part */
-  peak[BMM_F32] = bench_fma_peak_f32(), peak[BMM_F64] = bench_fma_peak_f64();
-  peak[BMM_F16] = peak[BMM_BF16] = peak[BMM_C64] = peak[BMM_F32];
-  peak[BMM_C128] = peak[BMM_F64];
+  /* each dtype at the peak of its accumulation type (BMM_DTYPES' ACC column):
+     f16 and bf16 compute in f32 (bmm_cpu.h, "converted dtypes"), complex
+     counts real operations (bmmx_flops) at the peak of its part */
+  {
+    const double p32 = bench_fma_peak_f32(), p64 = bench_fma_peak_f64();
+#define BENCH_X(E, name, T, sz, ACC, ...) peak[BMM_##E] = sizeof(ACC) == 8 ? p64 : p32;
+    BMM_DTYPES(BENCH_X)
+#undef BENCH_X
+  }
   if (roofline_only) {
     printf("%.3f %.3f %.3f\n", bw, peak[BMM_F32], peak[BMM_F64]);
     return 0;
