@@ -362,9 +362,8 @@ int main(int argc, char **argv) {
      counts real operations (bmmx_flops) at the peak of its part */
   {
     const double p32 = bench_fma_peak_f32(), p64 = bench_fma_peak_f64();
-#define BENCH_X(E, name, T, sz, ACC, ...) peak[BMM_##E] = sizeof(ACC) == 8 ? p64 : p32;
-    BMM_DTYPES(BENCH_X)
-#undef BENCH_X
+    for (i = 0; i < BMM_DTYPE_COUNT; ++i)
+      peak[i] = bmmx_acc_f64((bmm_dtype)i) ? p64 : p32;
   }
   if (roofline_only) {
     printf("%.3f %.3f %.3f\n", bw, peak[BMM_F32], peak[BMM_F64]);

@@ -82,17 +82,12 @@ static __host__ __device__ inline double bench_value(uint64_t seed, int64_t i, i
   return v == 0.0 ? 0.5 : v;
 }
 
-/* 24 random bits for the dtypes whose parts are narrower than a double */
-static __host__ __device__ inline int bench_narrow(bmm_dtype dt) {
-  return dt != BMM_F64 && dt != BMM_C128;
-}
-
 /* n components (a complex element is two: bmm_element_set's indexing) */
 __global__ void bench_fill_kernel(void *p, int64_t n, uint64_t seed, bmm_dtype dt) {
   int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   int64_t step = (int64_t)gridDim.x * blockDim.x;
   for (; i < n; i += step)
-    bmm_element_set(dt, p, i, bench_value(seed, i, bench_narrow(dt)));
+    bmm_element_set(dt, p, i, bench_value(seed, i, !bmmx_acc_f64(dt)));
 }
 
 /* n elements of dtype dt */
@@ -110,14 +105,17 @@ static void bench_host_set(bmm_dtype dt, void *p, int64_t i, uint64_t seed) {
   const int parts = bmmx_parts(dt);
   int q;
   for (q = 0; q < parts; ++q)
-    bmm_element_set(dt, p, i * parts + q, bench_value(seed, i * parts + q, bench_narrow(dt)));
+    bmm_element_set(dt, p, i * parts + q, bench_value(seed, i * parts + q, !bmmx_acc_f64(dt)));
 }
 
 /* f16 and bf16 sum in f32 and complex counts real operations (bmmx_flops)
-   at its part's rate: their FLOP floors are the f32 and f64 peaks */
+   at its part's rate: each dtype's FLOP floor is the peak of its
+   accumulation type (BMM_DTYPES' ACC column) */
 static void bench_derived_peaks(double *peak) {
-  peak[BMM_F16] = peak[BMM_BF16] = peak[BMM_C64] = peak[BMM_F32];
-  peak[BMM_C128] = peak[BMM_F64];
+  int i;
+  for (i = 0; i < BMM_DTYPE_COUNT; ++i)
+    if (i != BMM_F32 && i != BMM_F64)
+      peak[i] = peak[bmmx_acc_f64((bmm_dtype)i) ? BMM_F64 : BMM_F32];
 }
 
 /* ---- the device and its roofline ------------------------------------------ */

@@ -163,6 +163,27 @@ static inline double bmmx_uniform(uint64_t *s) {
    part type). */
 static inline int bmmx_parts(bmm_dtype dt) { return bmm_dtype_is_complex(dt) ? 2 : 1; }
 
+/* 1 where the dtype accumulates in double (BMM_DTYPES' ACC column: f64,
+   c128): its FLOP peak is the f64 one, and its random values take 53 bits */
+static inline BMM_HD int bmmx_acc_f64(bmm_dtype dt) {
+  switch (dt) {
+#define BMMX__X(E, name, T, sz, ACC, ...) \
+  case BMM_##E: return sizeof(ACC) == 8;
+    BMM_DTYPES(BMMX__X)
+#undef BMMX__X
+  default: return 0;
+  }
+}
+
+/* the dtype bmm_dtype_name spells `name`; BMM_DTYPE_UNSET for none */
+static inline bmm_dtype bmmx_dtype_parse(const char *name) {
+#define BMMX__X(E, n, ...) \
+  if (strcmp(name, #n) == 0) return BMM_##E;
+  BMM_DTYPES(BMMX__X)
+#undef BMMX__X
+  return BMM_DTYPE_UNSET;
+}
+
 static inline void bmmx_fill(bmm_dtype dt, void *p, int64_t n, uint64_t *seed) {
   int64_t i;
   n *= bmmx_parts(dt);
@@ -515,11 +536,7 @@ static inline int bmmx_suite_load(const char *path, bmmx_case *out, int max, cha
     }
     memset(&c, 0, sizeof c);
     snprintf(c.name, sizeof c.name, "%s", name);
-    c.dtype = BMM_DTYPE_UNSET;
-#define BMMX__X(E, name, ...) \
-  if (strcmp(dt, #name) == 0) c.dtype = BMM_##E;
-    BMM_DTYPES(BMMX__X)
-#undef BMMX__X
+    c.dtype = bmmx_dtype_parse(dt);
     c.batch = b, c.m = m, c.n = nn, c.k = k;
     c.layout = bmmx_layout_parse(lay);
     if (c.dtype == BMM_DTYPE_UNSET || c.layout < 0 || b < 0 || m < 0 || nn < 0 || k < 0) {

@@ -326,11 +326,8 @@ static int bmmt_grid_load(const char *path, bmm_backend be, bmmt_grid *g) {
       if (nm <= 0 || nn <= 0 || nkk <= 0 || nb <= 0)
         return fclose(f), bmmt__fail_line(path, ln, "lists of sizes", line);
       for (tok = strtok(w[1], ","); tok; tok = strtok(NULL, ",")) {
-        bmm_dtype dt = BMM_DTYPE_UNSET;
+        const bmm_dtype dt = bmmx_dtype_parse(tok);
         char lays[256], *save = lays, *lt;
-        int di;
-        for (di = BMM_DTYPE_UNSET + 1; di < BMM_DTYPE_COUNT; ++di)
-          if (strcmp(tok, bmm_dtype_name((bmm_dtype)di)) == 0) dt = (bmm_dtype)di;
         if (dt == BMM_DTYPE_UNSET)
           return fclose(f), bmmt__fail_line(path, ln, "a dtype name (f32, f64, f16, bf16)", tok);
         snprintf(lays, sizeof lays, "%s", w[2]);

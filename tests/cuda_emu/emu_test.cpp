@@ -620,8 +620,7 @@ static int trace_main(int argc, char **argv) {
   if (argc < 7) return 2;
   for (i = 0; i < BMM_STRATEGY_COUNT; ++i)
     if (strcmp(argv[1], bmm_strategy_name((bmm_strategy)i)) == 0) st = (bmm_strategy)i;
-  for (i = 0; i < NDT; ++i)
-    if (strcmp(argv[2], bmm_dtype_name(g_dtypes[i])) == 0) dt = g_dtypes[i];
+  if (bmmx_dtype_parse(argv[2]) != BMM_DTYPE_UNSET) dt = bmmx_dtype_parse(argv[2]);
   batch = atoll(argv[3]), m = atoll(argv[4]), n = atoll(argv[5]), k = atoll(argv[6]);
   if (argc > 7) blocks = atoll(argv[7]);
   const int64_t es = (int64_t)bmm_dtype_size(dt);

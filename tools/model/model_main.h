@@ -45,14 +45,12 @@ static unsigned model_parse_dtypes(const char *list) {
   char buf[128], *w;
   snprintf(buf, sizeof buf, "%s", list);
   for (w = strtok(buf, ","); w; w = strtok(NULL, ",")) {
-    int di, found = 0;
-    for (di = 0; di < NDT; ++di)
-      if (strcmp(w, bmm_dtype_name(g_dtypes[di])) == 0)
-        mask |= 1u << (unsigned)g_dtypes[di], found = 1;
-    if (!found) {
+    const bmm_dtype dt = bmmx_dtype_parse(w);
+    if (dt == BMM_DTYPE_UNSET) {
       fprintf(stderr, "bmm-model: --dtypes: unknown dtype '%s'\n", w);
       return 0;
     }
+    mask |= 1u << (unsigned)dt;
   }
   return mask;
 }
@@ -70,14 +68,11 @@ static int model_read_suite(const char *path, std::vector<model_row> *rows) {
     model_row r;
     char dt[16], lay[32];
     long long b, m, n, k;
-    int di;
     memset(&r, 0, sizeof r);
     if (sscanf(line, "%47[^,],%15[^,],%lld,%lld,%lld,%lld,%31[^,\n]", r.name, dt, &b, &m, &n, &k,
                lay) != 7)
       continue; /* the header */
-    r.c.dtype = BMM_DTYPE_UNSET;
-    for (di = 0; di < NDT; ++di)
-      if (strcmp(dt, bmm_dtype_name(g_dtypes[di])) == 0) r.c.dtype = g_dtypes[di];
+    r.c.dtype = bmmx_dtype_parse(dt);
     r.c.batch = b, r.c.m = m, r.c.n = n, r.c.k = k, r.c.layout = bmmx_layout_parse(lay);
     snprintf(r.c.name, sizeof r.c.name, "%s", r.name);
     if (r.c.dtype == BMM_DTYPE_UNSET || r.c.layout < 0) {
@@ -96,7 +91,7 @@ static int model_read_suite(const char *path, std::vector<model_row> *rows) {
    for a launch whose bytes take less time than the model's per-launch cost
    t0 (launch-bound: no kernel reaches the copy bandwidth there) */
 static int model_memory_bound(const bmmx_case *c, const bmm_model_arch *a) {
-  const double peak = c->dtype == BMM_F64 || c->dtype == BMM_C128 ? 34e12 : 67e12;
+  const double peak = bmmx_acc_f64(c->dtype) ? 34e12 : 67e12;
   if (bmmx_min_bytes(c, 0) / (a->copy_gbs * 1e3) < bmm_model_use->t0_us) return -1;
   return bmmx_flops(c) / bmmx_min_bytes(c, 0) < peak / (a->copy_gbs * 1e9);
 }
@@ -256,14 +251,12 @@ static int model_read_calibration(const char *path, std::vector<model_cal_row> *
   }
   while (fgets(line, sizeof line, f)) {
     model_cal_row r;
-    int n = model_split(line, v, 32), di;
+    int n = model_split(line, v, 32);
     if (line[0] == '#' || n < nh) continue;
     memset(&r, 0, sizeof r);
     snprintf(r.design, sizeof r.design, "%s", v[cd]);
     if (strcmp(r.design, "auto_back_to_back") == 0) continue;
-    r.c.dtype = BMM_DTYPE_UNSET;
-    for (di = 0; di < NDT; ++di)
-      if (strcmp(v[cdt], bmm_dtype_name(g_dtypes[di])) == 0) r.c.dtype = g_dtypes[di];
+    r.c.dtype = bmmx_dtype_parse(v[cdt]);
     r.c.batch = atoll(v[cb]), r.c.m = atoll(v[cm]), r.c.n = atoll(v[cn]), r.c.k = atoll(v[ck]);
     r.c.layout = cl >= 0 ? bmmx_layout_parse(v[cl]) : BMMX_ROWMAJOR;
     r.measured = atof(v[cp]);
