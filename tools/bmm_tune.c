@@ -680,6 +680,22 @@ static int bmmt_measure(bmmt_state *S, bmmt_grid *g, bmmt_point *pts, int *npts,
   for (c = 0; c < g->ncfg; ++c)
     for (p = 0; wrong[c] && p < np; ++p)
       times[(size_t)p * (size_t)g->ncfg + (size_t)c] = 0;
+  /* one that got no time at any point is said, not dropped in silence: a
+     strategy not compiled here, or (--model) one the model could not cost,
+     as tunables once were when their name spoiled the resources lookup */
+  for (c = 0; c < g->ncfg; ++c) {
+    int got = 0, claimed = 0;
+    for (p = 0; p < np; ++p) {
+      got += times[(size_t)p * (size_t)g->ncfg + (size_t)c] > 0;
+      claimed += bmmt_supports(g->cfg[c].strategy, &pts[p]);
+    }
+    if (claimed && !got && !wrong[c]) {
+      char name[96];
+      bmmt__cfg_name(&g->cfg[c], name, sizeof name);
+      fprintf(stderr, "bmm-tune: %s got no %s at any of its %d grid points: left out\n", name,
+              S->d->predict ? "prediction" : "time", claimed);
+    }
+  }
   free(bad);
   *npts = np;
   return 0;

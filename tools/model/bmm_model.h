@@ -222,7 +222,7 @@ static inline int bmm_model_collect(const emu_arch *arch, int regs, int static_s
 static inline void bmm_model_kernel_name(const char *explain, char *kern, size_t size) {
   const char *sn = strstr(explain, "-> cuda_");
   snprintf(kern, size, "%s", sn ? sn + 8 : "?");
-  if (strchr(kern, ';')) *strchr(kern, ';') = 0;
+  kern[strcspn(kern, "; ")] = 0; /* the strategy name ends at its tunables */
   if (strstr(explain, "tile=64")) snprintf(kern, size, "tiled64");
   if (strstr(explain, "tile=32")) snprintf(kern, size, "tiled32");
   if (strstr(explain, "sums=4x4")) snprintf(kern, size, "batch_entry4");
