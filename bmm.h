@@ -172,6 +172,10 @@ typedef struct bmm_c128 {
 
 /* What a strategy takes besides layouts and sizes (the claim-flags column). */
 #define BMM_CLAIM_CONJ 1u /* conj flags on A or B */
+/* general-layout problems whose operands are packed entry after entry, each
+   row- or column-major per entry (B may be one shared entry): col_a,
+   trans_b, column-major; one batch dim */
+#define BMM_CLAIM_PACKED 2u
 
 /* Strategies: X(ENUM, name, layouts it handles, max m, max n, max k (0 = no
    limit), claim flags (BMM_CLAIM_*), what it is). Validation rejects a
@@ -193,8 +197,8 @@ typedef struct bmm_c128 {
 #define BMM_CUDA_STRATEGIES(X)                                                                   \
   X(CUDA_LOOP, cuda_loop, BMM_L_ALL, 0, 0, 0, BMM_CLAIM_CONJ, "a thread per C element")          \
   X(CUDA_WARP, cuda_warp, BMM_L_ALL, 0, 0, 0, BMM_CLAIM_CONJ, "sub-warp per C element, split K") \
-  X(CUDA_STAGED, cuda_staged, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 32, 32, 128, BMM_CLAIM_CONJ,      \
-    "batch groups staged in shared memory")                                                      \
+  X(CUDA_STAGED, cuda_staged, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 32, 32, 128,                      \
+    BMM_CLAIM_CONJ | BMM_CLAIM_PACKED, "batch groups staged in shared memory")                   \
   X(CUDA_TILED, cuda_tiled, BMM_L_ALL, 0, 0, 0, BMM_CLAIM_CONJ, "shared+register tiles")         \
   X(CUDA_BATCH_INNER, cuda_batch_inner, BMM_L_BATCH_INNER, 0, 0, 0, BMM_CLAIM_CONJ,              \
     "a thread per C element, loads coalesced across the batch")                                  \
@@ -683,13 +687,32 @@ static int bmm__claims_all(bmm_strategy s) {
   return l == BMM_L_ALL && mm == 0 && mn == 0 && mk == 0 && (f & BMM_CLAIM_CONJ);
 }
 
+/* One operand (rows x cols) packed per entry, row- or column-major, the
+   entries one after another (shared_ok: or one entry for all, stride 0). */
+static int bmm__packed_entries(const bmm_operand *o, int64_t rows, int64_t cols, int shared_ok) {
+  const int rm = o->col_stride == 1 && o->row_stride == cols;
+  const int cm = o->row_stride == 1 && o->col_stride == rows;
+  return (rm || cm) &&
+         (o->batch_stride[0] == rows * cols || (shared_ok && o->batch_stride[0] == 0));
+}
+
+/* BMM_CLAIM_PACKED's problems: one batch dim, C, and A, B where they are
+   read, packed per entry (bmm__packed_entries). */
+static int bmm__packed_problem(const bmm_plan *p) {
+  if (p->ndims != 1 || !bmm__packed_entries(&p->c, p->m, p->n, 0)) return 0;
+  return !p->use_ab ||
+         (bmm__packed_entries(&p->a, p->m, p->k, 0) && bmm__packed_entries(&p->b, p->k, p->n, 1));
+}
+
 int bmm_strategy_supports(bmm_strategy s, const bmm_plan *p) {
   unsigned l, f;
   int64_t mm, mn, mk;
   if (bmm_strategy_backend(s) == BMM_BACKEND_AUTO) return 0;
   bmm__claim(s, &l, &mm, &mn, &mk, &f);
   /* a plan built by hand (not by validation) may give only its layout */
-  if (!(l & (p->layouts ? p->layouts : 1u << p->layout))) return 0;
+  if (!(l & (p->layouts ? p->layouts : 1u << p->layout)) &&
+      !((f & BMM_CLAIM_PACKED) && bmm__packed_problem(p)))
+    return 0;
   if ((mm && p->m > mm) || (mn && p->n > mn) || (mk && p->k > mk)) return 0;
   if ((p->a.conj || p->b.conj) && !(f & BMM_CLAIM_CONJ)) return 0;
   return 1;
@@ -1297,6 +1320,8 @@ static bmm_status bmm__plan_with(const bmm_problem *p, bmm_backend be, const bmm
         if (l & (1u << i))
           used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", used ? "," : "",
                                    bmm_layout_name((bmm_layout)i));
+      if (cf & BMM_CLAIM_PACKED)
+        snprintf(names + used, sizeof names - used, " (and general with packed entries)");
       return bmm__fail(
           BMM_UNSUPPORTED,
           "strategy %s handles layouts %s with m <= %lld, n <= %lld, k <= %lld (0 = any); "

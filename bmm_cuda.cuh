@@ -143,6 +143,20 @@ static_assert((int)(BMM_FORCE_CUDA_STRATEGY) == 0 ||
    per output reads them n and m times (bench/RESULTS.md, predicted) */
 #define BMM__CUDA_ENTRY_NOTE "model, not measured: A and B read once (issue 20)"
 #define BMM__CUDA_RM (BMM_L_ROWMAJOR | BMM_L_SHARED_B)
+/* general problems STAGED claims (packed entries, column-major ones too:
+   col_a, trans_b); the others fall through to WARP and LOOP */
+#define BMM__CUDA_PACKED_NOTE \
+  "model, not measured: col_a 3x1x25 staged 80/94% vs warp 19/37% (f32/f64)"
+/* First in every table: compute-bound sizes to cuBLAS where the build has it
+   (BMM_WITH_CUBLAS); elsewhere the rule is skipped as not compiled in and the
+   next rule decides. m, n >= 96 and k >= 64 catch the suite's square128..1024
+   and linear_bias, where TILED is predicted at 1-15% of copy bandwidth
+   (bench/notes/model.md) and cuBLAS's tiles are what TILED would have to
+   become (issue 20); not measured by bmm on a GPU yet. */
+#define BMM__CUDA_CUBLAS_NOTE "compute-bound: cuBLAS where compiled in; not measured by bmm"
+#define BMM__CUDA_CUBLAS_RULES                                             \
+  BMM_RULE(.layouts = BMM__CUDA_RM, .m_min = 96, .n_min = 96, .k_min = 64, \
+           .strategy = BMM_CUDA_CUBLAS, .note = BMM__CUDA_CUBLAS_NOTE)
 #define BMM__CUDA_SEED_RULES(staged_k_max)                                                         \
   BMM_RULE(.layouts = BMM_L_BATCH_INNER, .m_max = 8, .n_max = 8, .strategy = BMM_CUDA_BATCH_ENTRY, \
            .note = BMM__CUDA_ENTRY_NOTE),                                                          \
@@ -153,11 +167,14 @@ static_assert((int)(BMM_FORCE_CUDA_STRATEGY) == 0 ||
       BMM_RULE(.k_max = 10, .strategy = BMM_CUDA_LOOP, .note = BMM__CUDA_SEED_NOTE),               \
       BMM_RULE(.layouts = BMM__CUDA_RM, .m_max = 32, .n_max = 32, .k_min = 11,                     \
                .k_max = staged_k_max, .strategy = BMM_CUDA_STAGED, .note = BMM__CUDA_SEED_NOTE),   \
+      BMM_RULE(.layouts = BMM_L_GENERAL, .m_max = 32, .n_max = 32, .k_min = 11,                    \
+               .k_max = staged_k_max, .strategy = BMM_CUDA_STAGED, .note = BMM__CUDA_PACKED_NOTE), \
       BMM_RULE(.k_min = 11, .strategy = BMM_CUDA_WARP, .note = BMM__CUDA_SEED_NOTE),               \
       BMM_RULE(.strategy = BMM_CUDA_LOOP, .note = "catch-all, any strides; " BMM__CUDA_SEED_NOTE)
 
 BMM_RULES_BEGIN
 static const bmm_table_rule bmm__cuda_table_sm90[] = {
+    BMM__CUDA_CUBLAS_RULES,
     BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_BATCH_INNER, .m_min = 3, .m_max = 3,
              .n_min = 1, .n_max = 1, .k_min = 25, .k_max = 25, .strategy = BMM_CUDA_BATCH_ENTRY,
              .note = "kept default, suite seed_k25_batch_inner f64; model v1, not measured"),
@@ -190,6 +207,7 @@ static const bmm_table_rule bmm__cuda_table_sm90[] = {
              .strategy = BMM_CUDA_BATCH_ENTRY, .note = "model v1, not measured; 9 pts"),
     BMM__CUDA_SEED_RULES(128)};
 static const bmm_table_rule bmm__cuda_table_sm80[] = {
+    BMM__CUDA_CUBLAS_RULES,
     BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_GENERAL, .m_min = 3, .m_max = 3,
              .n_min = 1, .n_max = 1, .k_min = 25, .k_max = 25, .strategy = BMM_CUDA_WARP,
              .note = "kept default, suite seed_k25_col_a f64; model v1, not measured"),
@@ -259,7 +277,8 @@ static const bmm_table_rule bmm__cuda_table_sm80[] = {
     BMM_RULE(.dtypes = BMM_DT(BMM_F32) | BMM_DT(BMM_F64), .layouts = BMM_L_BATCH_INNER,
              .strategy = BMM_CUDA_BATCH_ENTRY, .note = "model v1, not measured; 10 pts"),
     BMM__CUDA_SEED_RULES(128)};
-static const bmm_table_rule bmm__cuda_table_generic[] = {BMM__CUDA_SEED_RULES(64)};
+static const bmm_table_rule bmm__cuda_table_generic[] = {BMM__CUDA_CUBLAS_RULES,
+                                                         BMM__CUDA_SEED_RULES(64)};
 BMM_RULES_END
 
 #ifndef BMM_CUDA_TABLE_SM90
@@ -445,12 +464,13 @@ static size_t bmm__cuda_acc_size(bmm_dtype dt) {
 
 typedef struct bmm__cuda_args {
   bmm_plan pl;
-  int lanes;     /* WARP: sub-warp width, a power of two in 2..32 */
-  int per_block; /* STAGED: batch entries per block */
-  int a_ld;      /* STAGED: shared-memory row stride of A (k + pad) */
-  int b_ld;      /* STAGED: shared-memory stride between B entries */
-  int vec;       /* STAGED: global load width in bytes (element size..16) */
-  int b_off;     /* STAGED: element offset of B in shared memory */
+  int lanes;      /* WARP: sub-warp width, a power of two in 2..32 */
+  int per_block;  /* STAGED: batch entries per block */
+  int a_ld;       /* STAGED: shared-memory row stride of A (k + pad) */
+  int b_ld;       /* STAGED: shared-memory stride between B entries */
+  int vec;        /* STAGED: global load width in bytes (element size..16) */
+  int b_off;      /* STAGED: element offset of B in shared memory */
+  int a_cm, b_cm; /* STAGED, packed general: A / B column-major per entry */
 } bmm__cuda_args;
 
 /* Offsets of batch entry b: one multiply for the single-dim classes (every
@@ -657,14 +677,27 @@ static __device__ __forceinline__ void bmm__cuda_stage(const T *__restrict__ src
   bmm__cuda_stage_parts<P>((const P *)src, cnt * q, (P *)dst, row * q, ld * q, vec);
 }
 
-template <typename T>
-__global__ void bmm__cuda_staged(const __grid_constant__ bmm__cuda_args args) {
+/* STAGED: a block stages the A and B spans of G consecutive batch entries
+   into shared memory (A's entries in rows of a_ld, B's entries b_ld apart),
+   then a thread per output walks them. GEN: the packed-general form
+   (BMM_CLAIM_PACKED: col_a, trans_b, column-major): the spans are the same
+   contiguous copies, A rows are m long where A is column-major per entry,
+   the sums walk each operand in its own order and C is written through its
+   strides. The row-major kernel keeps its constant strides. */
+template <typename T, bool GEN>
+static __device__ __forceinline__ void bmm__cuda_staged_body(const bmm__cuda_args &args) {
   typedef bmm__cuda_num<T> N;
   const bmm_plan *pl = &args.pl;
   const int ca = pl->a.conj, cb = pl->b.conj;
   const int m = (int)pl->m, n = (int)pl->n, k = (int)pl->k, mn = m * n;
   const int G = args.per_block, a_ld = args.a_ld, b_ld = args.b_ld, use_ab = pl->use_ab;
-  const int shared_b = pl->layout == BMM_LAYOUT_SHARED_B;
+  const int a_cm = GEN && args.a_cm, b_cm = GEN && args.b_cm;
+  /* A: staged rows of a_row elements; (i, l) at i * a_si + l * a_sl of its
+     entry, a_ent apart. B: (l, j) at l * b_sl + j * b_sj of its entry */
+  const int a_row = a_cm ? m : k, a_ent = (a_cm ? k : m) * a_ld;
+  const int a_si = a_cm ? 1 : a_ld, a_sl = a_cm ? a_ld : 1;
+  const int b_sl = b_cm ? 1 : n, b_sj = b_cm ? k : 1;
+  const int shared_b = GEN ? pl->b.batch_stride[0] == 0 : pl->layout == BMM_LAYOUT_SHARED_B;
   const int64_t nb = pl->batch, groups = (nb + G - 1) / G;
   const T *A = (const T *)pl->a.ptr, *B = (const T *)pl->b.ptr;
   T *C = (T *)pl->c.ptr, *sA = (T *)bmm__cuda_smem, *sB = sA + args.b_off;
@@ -679,7 +712,7 @@ __global__ void bmm__cuda_staged(const __grid_constant__ bmm__cuda_args args) {
     T *Cg = C + b0 * mn;
     int o;
     if (use_ab) {
-      bmm__cuda_stage<T>(A + b0 * m * k, cnt * m * k, sA, k, a_ld, args.vec);
+      bmm__cuda_stage<T>(A + b0 * m * k, cnt * m * k, sA, a_row, a_ld, args.vec);
       if (!shared_b) bmm__cuda_stage<T>(B + b0 * k * n, cnt * k * n, sB, k * n, b_ld, args.vec);
       __syncthreads();
     }
@@ -687,16 +720,29 @@ __global__ void bmm__cuda_staged(const __grid_constant__ bmm__cuda_args args) {
       const int g = o / mn, r = o - g * mn, i = r / n, j = r - i * n;
       typename N::acc acc = N::zero();
       if (use_ab) {
-        const T *ar = sA + (g * m + i) * a_ld, *bc = sB + (shared_b ? 0 : g * b_ld) + j;
+        const T *ar = sA + g * a_ent + i * a_si, *bc = sB + (shared_b ? 0 : g * b_ld) + j * b_sj;
         int l;
 #pragma unroll 4
         for (l = 0; l < k; ++l)
-          N::mad(acc, N::ld(ar + l, ca), N::ld(bc + l * n, cb));
+          N::mad(acc, N::ld(ar + l * a_sl, ca), N::ld(bc + l * b_sl, cb));
       }
-      bmm__cuda_epilogue<T>(pl, Cg + o, acc, j);
+      if (GEN)
+        bmm__cuda_epilogue<T>(
+            pl, C + (b0 + g) * pl->c.batch_stride[0] + i * pl->c.row_stride + j * pl->c.col_stride,
+            acc, j);
+      else
+        bmm__cuda_epilogue<T>(pl, Cg + o, acc, j);
     }
     if (use_ab) __syncthreads();
   }
+}
+template <typename T>
+__global__ void bmm__cuda_staged(const __grid_constant__ bmm__cuda_args args) {
+  bmm__cuda_staged_body<T, false>(args);
+}
+template <typename T>
+__global__ void bmm__cuda_staged_gen(const __grid_constant__ bmm__cuda_args args) {
+  bmm__cuda_staged_body<T, true>(args);
 }
 
 /* TILED: a TL x TL tile of one C[b] per block iteration, K in steps of 16
@@ -906,15 +952,16 @@ __global__ void bmm__cuda_add_bias(const __grid_constant__ bmm__cuda_args args) 
 
 /* Kernel variants, the unit a launch picks: X(variant, strategy ENUM,
    kernel template, what it is). The launch switch is generated from it. */
-#define BMM__CUDA_VARIANTS(X)                                                                \
-  X(loop, CUDA_LOOP, bmm__cuda_loop, "a thread per output")                                  \
-  X(warp, CUDA_WARP, bmm__cuda_warp, "a sub-warp per output, K split over its lanes")        \
-  X(staged, CUDA_STAGED, bmm__cuda_staged, "batch groups staged in shared memory")           \
-  X(tiled32, CUDA_TILED, bmm__cuda_tiled32, "32x32 tiles, 2x2 outputs per thread")           \
-  X(tiled64, CUDA_TILED, bmm__cuda_tiled64, "64x64 tiles, 4x4 outputs per thread")           \
-  X(batch_inner, CUDA_BATCH_INNER, bmm__cuda_batch_inner, "a thread per output, b fastest")  \
-  X(batch_entry4, CUDA_BATCH_ENTRY, bmm__cuda_batch_entry4, "a thread per entry, m, n <= 4") \
-  X(batch_entry8, CUDA_BATCH_ENTRY, bmm__cuda_batch_entry8, "a thread per entry, m, n <= 8") \
+#define BMM__CUDA_VARIANTS(X)                                                                 \
+  X(loop, CUDA_LOOP, bmm__cuda_loop, "a thread per output")                                   \
+  X(warp, CUDA_WARP, bmm__cuda_warp, "a sub-warp per output, K split over its lanes")         \
+  X(staged, CUDA_STAGED, bmm__cuda_staged, "batch groups staged in shared memory")            \
+  X(staged_gen, CUDA_STAGED, bmm__cuda_staged_gen, "staged, operands column-major per entry") \
+  X(tiled32, CUDA_TILED, bmm__cuda_tiled32, "32x32 tiles, 2x2 outputs per thread")            \
+  X(tiled64, CUDA_TILED, bmm__cuda_tiled64, "64x64 tiles, 4x4 outputs per thread")            \
+  X(batch_inner, CUDA_BATCH_INNER, bmm__cuda_batch_inner, "a thread per output, b fastest")   \
+  X(batch_entry4, CUDA_BATCH_ENTRY, bmm__cuda_batch_entry4, "a thread per entry, m, n <= 4")  \
+  X(batch_entry8, CUDA_BATCH_ENTRY, bmm__cuda_batch_entry8, "a thread per entry, m, n <= 8")  \
   X(add_bias, CUDA_CUBLAS, bmm__cuda_add_bias, "the bias row added after cuBLAS")
 
 typedef enum bmm__cuda_variant {
@@ -1090,8 +1137,15 @@ static bmm_status bmm__cuda_shape_cuda_warp(const bmm_plan *pl, const bmm__cuda_
 static bmm_status bmm__cuda_shape_cuda_staged(const bmm_plan *pl, const bmm__cuda_device *d,
                                               bmm__cuda_launch *L) {
   const int64_t m = pl->m, n = pl->n, k = pl->k, es = (int64_t)bmm_dtype_size(pl->dtype);
-  const int shared_b = pl->layout == BMM_LAYOUT_SHARED_B;
-  int64_t a_ld = k, b_ld = k * n, per_entry, fixed, b_off, g, limit;
+  /* the packed-general form where the problem is no row-major class
+     (BMM_CLAIM_PACKED): A or B may be column-major per entry, B shared */
+  const unsigned cls = pl->layouts ? pl->layouts : 1u << pl->layout; /* hand-built: its layout */
+  const int gen = !(cls & (BMM_L_ROWMAJOR | BMM_L_SHARED_B));
+  const int a_cm = gen && !(pl->a.col_stride == 1 && pl->a.row_stride == k);
+  const int b_cm = gen && !(pl->b.col_stride == 1 && pl->b.row_stride == n);
+  const int shared_b = gen ? pl->b.batch_stride[0] == 0 : pl->layout == BMM_LAYOUT_SHARED_B;
+  int64_t a_ld = a_cm ? m : k, b_ld = k * n, per_entry, fixed, b_off, g, limit;
+  const int64_t a_rows = a_cm ? k : m;
   int vec = pl->rule.vec ? pl->rule.vec : 16;
   const char *group_why;
   if (pl->rule.pad)
@@ -1099,9 +1153,10 @@ static bmm_status bmm__cuda_shape_cuda_staged(const bmm_plan *pl, const bmm__cud
   else
     a_ld |= 1, b_ld |= 1;
   if (vec < (int)es) vec = (int)es;
-  L->variant = BMM__CUDA_V_staged;
+  L->variant = gen ? BMM__CUDA_V_staged_gen : BMM__CUDA_V_staged;
+  L->args.a_cm = a_cm, L->args.b_cm = b_cm;
   L->block = bmm__cuda_threads(pl, 128);
-  per_entry = pl->use_ab ? (m * a_ld + (shared_b ? 0 : b_ld)) * es : 0;
+  per_entry = pl->use_ab ? (a_rows * a_ld + (shared_b ? 0 : b_ld)) * es : 0;
   fixed = pl->use_ab && shared_b ? k * n * es : 0;
   if (pl->rule.batch_per_block) {
     g = pl->rule.batch_per_block;
@@ -1120,7 +1175,7 @@ static bmm_status bmm__cuda_shape_cuda_staged(const bmm_plan *pl, const bmm__cud
   if (g > pl->batch) g = pl->batch;
   if (g < 1) g = 1;
   /* B after A, rounded up to 16 bytes so B's vector stores stay aligned */
-  b_off = (g * m * a_ld * es + 15) / 16 * 16 / es;
+  b_off = (g * a_rows * a_ld * es + 15) / 16 * 16 / es;
   L->smem = pl->use_ab ? (size_t)((b_off + (shared_b ? k * n : g * b_ld)) * es) : 0;
   limit = d->sms > 0 ? d->smem_optin : BMM__CUDA_SMEM_DEFAULT;
   if ((int64_t)L->smem > limit)
@@ -1501,8 +1556,12 @@ static bmm_status bmm__cuda_explain(const bmm_problem *p, char *buf, size_t len)
     used += (size_t)snprintf(buf + used, len - used, " lanes=%d", L.args.lanes);
     break;
   case BMM__CUDA_V_staged:
+  case BMM__CUDA_V_staged_gen:
     used += (size_t)snprintf(buf + used, len - used, " batch_per_block=%d a_ld=%d b_ld=%d vec=%dB",
                              L.args.per_block, L.args.a_ld, L.args.b_ld, L.args.vec);
+    if (L.variant == BMM__CUDA_V_staged_gen && used < len)
+      used += (size_t)snprintf(buf + used, len - used, " a=%s b=%s", L.args.a_cm ? "col" : "row",
+                               L.args.b_cm ? "col" : "row");
     break;
   case BMM__CUDA_V_tiled32:
   case BMM__CUDA_V_tiled64:

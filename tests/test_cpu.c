@@ -2595,6 +2595,31 @@ static void test_cublas_claim_conj(void) {
   }
 }
 
+/* cuda_staged claims the general problems whose operands are packed entry
+   after entry, each row- or column-major (BMM_CLAIM_PACKED: col_a, trans_b,
+   colmajor) besides its row-major classes; not padded or reversed rows, two
+   batch dims or batch-innermost operands, and nothing past its k limit.
+   emu_test runs what it claims against the reference. */
+static void test_staged_claims_packed(void) {
+  int l;
+  for (l = 0; l < BMMX_LAYOUT_COUNT; ++l) {
+    const int want = l == BMMX_ROWMAJOR || l == BMMX_SHARED_B_BIAS || l == BMMX_COL_A ||
+                     l == BMMX_TRANS_B || l == BMMX_COLMAJOR;
+    int kk;
+    for (kk = 0; kk < 2; ++kk) {
+      bmmx_case c;
+      bmm_problem p;
+      memset(&c, 0, sizeof c);
+      c.dtype = BMM_F32, c.layout = l, c.batch = 6, c.m = 3, c.n = 2, c.k = kk ? 129 : 5;
+      p = bmmx_problem(&c, (void *)64, (void *)(1 << 20), (void *)(1 << 24), (void *)(1 << 26));
+      CHECK(claims(BMM_CUDA_STAGED, &p) == (want && !kk), "cuda_staged claims %s 3x2x%lld: %d",
+            bmmx_layout_name(l), (long long)c.k, claims(BMM_CUDA_STAGED, &p));
+      /* LOOP claims everything: the claim above is the flag's, not chance */
+      CHECK(claims(BMM_CUDA_LOOP, &p), "cuda_loop does not claim %s", bmmx_layout_name(l));
+    }
+  }
+}
+
 /* The text after a NUL byte is part of the file: a NUL is refused, naming
    its line, not taken as the end of the table. */
 static void test_regress_table_nul(void) {
@@ -2893,6 +2918,7 @@ static void test_regress_unsupported_names(void) {
   X(kernel_pin)                 \
   X(kernel_pin_text)            \
   X(cublas_claim_conj)          \
+  X(staged_claims_packed)       \
   X(epilogue_same_bits)         \
   X(threads_same_bits)          \
   X(regress_alpha_whole_sum)    \

@@ -19,11 +19,12 @@ static void limit(const char *name, long long v) {
   if (v) printf("; %s <= %lld", name, v);
 }
 
-#define ROW(E, name, l, mm, mn, mk, cf, d)         \
-  printf("| `%s` | ", #name);                      \
-  layouts(l);                                      \
-  limit("m", mm), limit("n", mn), limit("k", mk);  \
-  if (!((cf)&BMM_CLAIM_CONJ)) printf("; no conj"); \
+#define ROW(E, name, l, mm, mn, mk, cf, d)                                                   \
+  printf("| `%s` | ", #name);                                                                \
+  layouts(l);                                                                                \
+  if ((cf)&BMM_CLAIM_PACKED) printf(", general with packed entries (row- or column-major)"); \
+  limit("m", mm), limit("n", mn), limit("k", mk);                                            \
+  if (!((cf)&BMM_CLAIM_CONJ)) printf("; no conj");                                           \
   printf(" | %s |\n", d);
 
 int main(void) {

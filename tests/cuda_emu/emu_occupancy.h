@@ -92,4 +92,14 @@ static inline const emu_kernel_res *emu_find_resources(const emu_kernel_res *t, 
   return NULL;
 }
 
+/* The kernel bmm_explain's text says a launch runs, as the resources table
+   spells it (e.g. "staged", "tiled64", "staged_gen"): its kernel= field
+   (kernel=bmm__cuda_staged_gen<float>), else the strategy's name without
+   tunables. */
+static inline void emu_kernel_of_explain(const char *explain, char *kern, size_t size) {
+  const char *sn = strstr(explain, "-> cuda_"), *kn = strstr(explain, "kernel=bmm__cuda_");
+  snprintf(kern, size, "%s", kn ? kn + 17 : sn ? sn + 8 : "?");
+  kern[strcspn(kern, "<; ")] = 0;
+}
+
 #endif /* BMM_EMU_OCCUPANCY_H */

@@ -7,6 +7,7 @@
    build/cuda_emu/emu_test --full   more shapes, every alpha/beta/bias variant
                                     and pointer offset on each
    build/cuda_emu/emu_test --explain  only the check that explain names what launches
+   build/cuda_emu/emu_test --strategy cuda_staged  that strategy's rows only
    -v                               print every case, not only failures
    Build and run: ninja test-cuda-emu (tests/cuda_emu/emu.ninja).
 
@@ -647,14 +648,8 @@ static int trace_main(int argc, char **argv) {
     const int nres = emu_load_resources(path, res, 256);
     const emu_arch *archs[2] = {&emu_arch_sm90, &emu_arch_sm80};
     char kern[32];
-    const char *sn = strstr(explain, "-> cuda_");
     int ai;
-    snprintf(kern, sizeof kern, "%s", sn ? sn + 8 : "?");
-    if (strchr(kern, ';')) *strchr(kern, ';') = 0;
-    if (strstr(explain, "tile=64")) snprintf(kern, sizeof kern, "tiled64");
-    if (strstr(explain, "tile=32")) snprintf(kern, sizeof kern, "tiled32");
-    if (strstr(explain, "sums=4x4")) snprintf(kern, sizeof kern, "batch_entry4");
-    if (strstr(explain, "sums=8x8")) snprintf(kern, sizeof kern, "batch_entry8");
+    emu_kernel_of_explain(explain, kern, sizeof kern);
     for (ai = 0; ai < 2; ++ai) {
       const emu_kernel_res *r =
           emu_find_resources(res, nres, archs[ai]->arch, kern, bmm_dtype_name(dt));
@@ -687,6 +682,7 @@ static int trace_main(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   int full = 0, explain_only = 0, si, di, l, i;
+  const char *only = NULL; /* --strategy: that strategy's rows only */
   size_t s;
 #ifdef BMM_MODEL
   return model_main(argc, argv);
@@ -710,8 +706,10 @@ int main(int argc, char **argv) {
       bmmx_runner.verbose = 1;
     else if (strcmp(argv[i], "--explain") == 0)
       explain_only = 1;
+    else if (strcmp(argv[i], "--strategy") == 0 && i + 1 < argc)
+      only = argv[++i];
     else {
-      printf("usage: %s [--full] [--explain] [-v]\n", argv[0]);
+      printf("usage: %s [--full] [--explain] [--strategy NAME] [-v]\n", argv[0]);
       return 2;
     }
   }
@@ -732,6 +730,7 @@ int main(int argc, char **argv) {
   printf("\n");
   for (si = 0; si < NSTRAT; ++si) {
     const long before = bmmx_runner.failed;
+    if (only && strcmp(only, bmm_strategy_name(g_strategies[si])) != 0) continue;
     for (di = 0; di < NDT; ++di)
       for (l = 0; l < BMMX_LAYOUT_COUNT; ++l) {
         for (s = 0; s < sizeof g_shapes / sizeof g_shapes[0]; ++s)
@@ -753,6 +752,7 @@ int main(int argc, char **argv) {
     printf("\n");
     fflush(stdout);
   }
+  if (only) return bmmx_summary(); /* one strategy's rows: a quick look while working */
   run_tunables();
   run_uncompiled_rule();
   check_explain();

@@ -57,8 +57,12 @@
 
 /* The model's version: a table it chose says `model vN, not measured` in
    every rule (build/bmm-tune-model --model). Bump it when a term or a
-   constant changes, so that such tables show which model chose them. */
-#define BMM_MODEL_VERSION 1
+   constant changes, so that such tables show which model chose them.
+   v2 (2026-11-25): the same terms and constants, but configurations with
+   tunables are costed (v1 ranked only the strategies' defaults: a rule's
+   tunables in explain spoiled the resources lookup) and the packed-general
+   STAGED kernel exists; v1 tables chose among defaults only. */
+#define BMM_MODEL_VERSION 2
 
 /* the fitted constants (see above) */
 typedef struct bmm_model_consts {
@@ -217,18 +221,6 @@ static inline int bmm_model_collect(const emu_arch *arch, int regs, int static_s
   return g_chk.traced_blocks > 0;
 }
 
-/* the name of the kernel bmm_explain says it launches, as the resources
-   table spells it (e.g. "staged", "tiled64") */
-static inline void bmm_model_kernel_name(const char *explain, char *kern, size_t size) {
-  const char *sn = strstr(explain, "-> cuda_");
-  snprintf(kern, size, "%s", sn ? sn + 8 : "?");
-  kern[strcspn(kern, "; ")] = 0; /* the strategy name ends at its tunables */
-  if (strstr(explain, "tile=64")) snprintf(kern, size, "tiled64");
-  if (strstr(explain, "tile=32")) snprintf(kern, size, "tiled32");
-  if (strstr(explain, "sums=4x4")) snprintf(kern, size, "batch_entry4");
-  if (strstr(explain, "sums=8x8")) snprintf(kern, size, "batch_entry8");
-}
-
 static emu_kernel_res g_model_res[256];
 static int g_model_nres = -1;
 static const emu_kernel_res *bmm_model_resources(int arch, const char *kernel, const char *dtype) {
@@ -273,7 +265,7 @@ static inline int bmm_model_predict(const bmm_problem *p, bmm_strategy st,
   s = bmm_cuda(&q, 0);
   if (tunables) bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
   g_chk.trace_blocks = 0, g_emu_max_blocks = -1;
-  bmm_model_kernel_name(explain, kn, sizeof kn);
+  emu_kernel_of_explain(explain, kn, sizeof kn); /* as the resources table names it */
   if (kern) snprintf(kern, kern_size, "%s", strstr(explain, "-> cuda_") ? kn : "-");
   if (s != BMM_OK || !strstr(explain, "-> cuda_")) {
     snprintf(r->reason, sizeof r->reason, "not run: %.80s",

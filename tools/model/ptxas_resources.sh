@@ -25,9 +25,11 @@ if command -v "$nvcc" > /dev/null 2>&1; then
              print arch "," fn "," r "," s }' "$tmp.log" |
         while IFS=, read -r arch fn r s; do
           d=$(echo "$fn" | c++filt)
-          k=$(echo "$d" | sed -E 's/^void //; s/\(.*//; s/<float>/_f32/; s/<double>/_f64/; s/^bmm__cuda_//')
-          dt=$(echo "$k" | sed -E 's/.*_(f32|f64)$/\1/')
-          k=$(echo "$k" | sed -E 's/_(f32|f64)$//')
+          k=$(echo "$d" | sed -E 's/^void //; s/\(.*//; s/<float>/_f32/; s/<double>/_f64/;
+            s/<bmm__cuda_f16>/_f16/; s/<bmm__cuda_bf16>/_bf16/; s/<bmm_c64>/_c64/;
+            s/<bmm_c128>/_c128/; s/^bmm__cuda_//')
+          dt=$(echo "$k" | sed -E 's/.*_(f32|f64|f16|bf16|c64|c128)$/\1/')
+          k=$(echo "$k" | sed -E 's/_(f32|f64|f16|bf16|c64|c128)$//')
           echo "$arch,$k,$dt,$r,$s"
         done | sort
     } > "$out"

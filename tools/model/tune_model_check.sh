@@ -47,7 +47,7 @@ fi
 #    threads=256 batch_per_block=32` is the model's best at f64 K = 40
 #    (predicted 83% of copy against 47% for the default 128 threads), so the
 #    table must give it somewhere; and bmm-model predicts a table rule with
-#    tunables (until 2026-11-26 the tunables in explain's strategy name
+#    tunables (until 2026-11-25 the tunables in explain's strategy name
 #    spoiled the resources lookup: every such configuration went unranked)
 if grep -q '^[^#]*cuda_staged threads=256 batch_per_block=32' "$T/t.txt" &&
   ! grep -q 'batch_per_block=32 got no' "$T/tune.log"; then
