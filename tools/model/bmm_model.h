@@ -58,11 +58,11 @@
 /* The model's version: a table it chose says `model vN, not measured` in
    every rule (build/bmm-tune-model --model). Bump it when a term or a
    constant changes, so that such tables show which model chose them.
-   v2 (2026-11-25): the same terms and constants, but configurations with
-   tunables are costed (v1 ranked only the strategies' defaults: a rule's
-   tunables in explain spoiled the resources lookup) and the packed-general
-   STAGED kernel exists; v1 tables chose among defaults only. */
-#define BMM_MODEL_VERSION 2
+   (Tables written before 2026-11-25 15:00 UTC chose among the strategies'
+   defaults only: a rule's tunables spoiled the kernel lookup and the tuner
+   dropped every configuration with tunables; the model itself, terms and
+   constants, did not change.) */
+#define BMM_MODEL_VERSION 1
 
 /* the fitted constants (see above) */
 typedef struct bmm_model_consts {

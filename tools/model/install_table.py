@@ -33,7 +33,7 @@ body = "".join(lines[:first]) + CUBLAS + "".join(lines[first:]) + open(seed_text
 with open("tables/%s.txt" % name, "w") as f:
     f.write("# bmm CUDA default table for compute capability %s: bmm__cuda_table_%s in bmm_cuda.cuh.\n" % (arch[0], name))
     f.write("# Provenance: PREDICTED by the model, NOT MEASURED (issue 20): build/bmm-tune-model --model --arch %s "
-            "(tools/model/bmm_model.h v2 on emulated traces of %s), grid tools/grids/cuda_model.txt, suite validation "
+            "(tools/model/bmm_model.h v1 on emulated traces of %s), grid tools/grids/cuda_model.txt, suite validation "
             "against the seed table (its choice kept wherever the model predicts the new one slower), caveats by "
             "build/bmm-tune-model --caveats; 2026-11-25, 2-core Zen 3 VM, no GPU. Predicted AUTO vs the seed table: "
             "bench/notes/model.md. After the model's rules: the seed rules, for every problem none of them claims.\n" % (name, arch[2]))
