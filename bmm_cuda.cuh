@@ -200,12 +200,11 @@ static const bmm_table_rule bmm__cuda_table_sm90[] = {
              .note = "model v1, not measured; 3 pts; weak: TILED uncalibrated"),
     BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_BATCH_INNER, .k_min = 15, .k_max = 35,
              .strategy = BMM_CUDA_LOOP, .note = "model v1, not measured; 1 pt"),
-    BMM_RULE(.dtypes = BMM_DT(BMM_F32) | BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_min = 8,
-             .n_min = 8, .strategy = BMM_CUDA_STAGED,
+    BMM_RULE(.layouts = BMM_L_ROWMAJOR, .m_min = 8, .n_min = 8, .strategy = BMM_CUDA_STAGED,
              .note =
                  "model v1, not measured: m, n >= 8 keep 128 threads (square16 f64 69% vs 38%)"),
-    BMM_RULE(.dtypes = BMM_DT(BMM_F32) | BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR,
-             .strategy = BMM_CUDA_STAGED, .threads = 512, .batch_per_block = 32,
+    BMM_RULE(.layouts = BMM_L_ROWMAJOR, .strategy = BMM_CUDA_STAGED, .threads = 512,
+             .batch_per_block = 32,
              .note = "model v1, not measured; 413 pts; weak: f32 K 5-25 loop/staged; tunables by "
                      "--sweep"),
     BMM_RULE(.dtypes = BMM_DT(BMM_F32) | BMM_DT(BMM_F64), .layouts = BMM_L_BATCH_INNER,
