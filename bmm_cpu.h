@@ -154,8 +154,11 @@ static int bmm__cpu_stream_c(const bmm_plan *pl) {
    C of bmm.h used elsewhere (tests/test_half.c checks both): F16C (vcvtph2ps,
    vcvtps2ph: 8 at a time, round to nearest even) for f16; AVX-512 BF16's
    vcvtneps2bf16 for f32 -> bf16, which takes inputs below 2^-126 as zero, so
-   lanes holding an f32 subnormal are redone in C. bf16 -> f32 is a shift,
-   which compilers vectorise. The path's name is for explain. */
+   lanes holding an f32 subnormal are redone in C; else AVX2 integer lanes for
+   both bf16 directions (bmm_bf16_to_f32's shift and bmm_f32_to_bf16's
+   rounding, 8 at a time: gcc 12 left the plain C loops scalar, 46% of a bf16
+   seed call; bench/notes/cpu.md, "f16/bf16 fused seed path"). The path's name
+   is for explain. */
 #if defined(__F16C__) && defined(__AVX__) && !defined(BMM_CPU_PORTABLE) && !defined(__CUDACC__)
 #define BMM__CPU_F16C 1
 #include <immintrin.h>
@@ -169,9 +172,16 @@ static int bmm__cpu_stream_c(const bmm_plan *pl) {
 #else
 #define BMM__CPU_AVX512BF16 0
 #endif
+#if defined(__AVX2__) && !defined(BMM_CPU_PORTABLE) && !defined(__CUDACC__)
+#define BMM__CPU_AVX2 1
+#include <immintrin.h>
+#else
+#define BMM__CPU_AVX2 0
+#endif
 static const char *const bmm__cpu_cvt_path_f16 = BMM__CPU_F16C ? "F16C" : "portable C";
-static const char *const bmm__cpu_cvt_path_bf16 =
-    BMM__CPU_AVX512BF16 ? "AVX-512 BF16 + C" : "portable C";
+static const char *const bmm__cpu_cvt_path_bf16 = BMM__CPU_AVX512BF16 ? "AVX-512 BF16 + C"
+                                                  : BMM__CPU_AVX2     ? "AVX2"
+                                                                      : "portable C";
 
 static void bmm__cpu_to_f32_f16(float *dst, int64_t ds, const bmm_f16 *src, int64_t ss, int64_t n) {
   int64_t i = 0;
@@ -197,15 +207,45 @@ static void bmm__cpu_from_f32_f16(bmm_f16 *dst, int64_t ds, const float *src, in
 }
 static void bmm__cpu_to_f32_bf16(float *dst, int64_t ds, const bmm_bf16 *src, int64_t ss,
                                  int64_t n) {
-  int64_t i;
+  int64_t i = 0;
   if (ds == 1 && ss == 1) {
-    for (i = 0; i < n; ++i) /* unit stride on its own: the loop compilers vectorise */
+#if BMM__CPU_AVX2
+    for (; i + 8 <= n; i += 8)
+      _mm256_storeu_si256(
+          (__m256i *)(dst + i),
+          _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(src + i))),
+                            16));
+    /* the tail as a count below 8 (gcc 12 -O3 warned of an overflow in a
+       plain i < n tail, -Waggressive-loop-optimizations) */
+    dst += i, src += i, n -= i, i = 0;
+    for (; i < (n & 7); ++i)
       dst[i] = bmm_bf16_to_f32(src[i]);
     return;
+#else
+    for (; i < n; ++i) /* the loop compilers vectorise */
+      dst[i] = bmm_bf16_to_f32(src[i]);
+    return;
+#endif
   }
-  for (i = 0; i < n; ++i)
+  for (; i < n; ++i)
     dst[i * ds] = bmm_bf16_to_f32(src[i * ss]);
 }
+#if BMM__CPU_AVX2
+/* bmm_f32_to_bf16 on 8 lanes, the 16-bit results in the low half of each
+   32-bit lane: round to nearest even by adding 0x7fff plus the kept lsb (no
+   carry out of 32 bits: the largest non-NaN pattern is -Inf's 0xff800000),
+   NaN kept quiet with its top payload bits */
+BMM__INLINE __m256i bmm__cpu_bf16_round8(__m256i x) {
+  const __m256i hi = _mm256_srli_epi32(x, 16);
+  const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x7fffffff)),
+                                         _mm256_set1_epi32(0x7f800000));
+  const __m256i r =
+      _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)),
+                                         _mm256_and_si256(hi, _mm256_set1_epi32(1))),
+                        16);
+  return _mm256_blendv_epi8(r, _mm256_or_si256(hi, _mm256_set1_epi32(0x40)), nan);
+}
+#endif
 static void bmm__cpu_from_f32_bf16(bmm_bf16 *dst, int64_t ds, const float *src, int64_t ss,
                                    int64_t n) {
   int64_t i = 0;
@@ -221,6 +261,15 @@ static void bmm__cpu_from_f32_bf16(bmm_bf16 *dst, int64_t ds, const float *src, 
       memcpy(dst + i, &h, 32);
       for (q = 0; sub && q < 16; ++q)
         if (sub >> q & 1) dst[i + q] = bmm_f32_to_bf16(src[i + q]);
+    }
+#elif BMM__CPU_AVX2
+  if (ds == 1 && ss == 1)
+    for (; i + 8 <= n; i += 8) {
+      /* packus works within 128-bit halves: lanes 0-3 and 4-7 land in
+         64-bit quarters 0 and 2, which the permute brings together */
+      const __m256i r = bmm__cpu_bf16_round8(_mm256_loadu_si256((const __m256i *)(src + i)));
+      const __m256i p = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08);
+      _mm_storeu_si128((__m128i *)(dst + i), _mm256_castsi256_si128(p));
     }
 #endif
   for (; i < n; ++i)
