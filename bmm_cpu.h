@@ -154,8 +154,11 @@ static int bmm__cpu_stream_c(const bmm_plan *pl) {
    C of bmm.h used elsewhere (tests/test_half.c checks both): F16C (vcvtph2ps,
    vcvtps2ph: 8 at a time, round to nearest even) for f16; AVX-512 BF16's
    vcvtneps2bf16 for f32 -> bf16, which takes inputs below 2^-126 as zero, so
-   lanes holding an f32 subnormal are redone in C. bf16 -> f32 is a shift,
-   which compilers vectorise. The path's name is for explain. */
+   lanes holding an f32 subnormal are redone in C; else AVX2 integer lanes for
+   both bf16 directions (bmm_bf16_to_f32's shift and bmm_f32_to_bf16's
+   rounding, 8 at a time: gcc 12 left the plain C loops scalar, 46% of a bf16
+   seed call; bench/notes/cpu.md, "f16/bf16 fused seed path"). The path's name
+   is for explain. */
 #if defined(__F16C__) && defined(__AVX__) && !defined(BMM_CPU_PORTABLE) && !defined(__CUDACC__)
 #define BMM__CPU_F16C 1
 #include <immintrin.h>
@@ -169,9 +172,16 @@ static int bmm__cpu_stream_c(const bmm_plan *pl) {
 #else
 #define BMM__CPU_AVX512BF16 0
 #endif
+#if defined(__AVX2__) && !defined(BMM_CPU_PORTABLE) && !defined(__CUDACC__)
+#define BMM__CPU_AVX2 1
+#include <immintrin.h>
+#else
+#define BMM__CPU_AVX2 0
+#endif
 static const char *const bmm__cpu_cvt_path_f16 = BMM__CPU_F16C ? "F16C" : "portable C";
-static const char *const bmm__cpu_cvt_path_bf16 =
-    BMM__CPU_AVX512BF16 ? "AVX-512 BF16 + C" : "portable C";
+static const char *const bmm__cpu_cvt_path_bf16 = BMM__CPU_AVX512BF16 ? "AVX-512 BF16 + C"
+                                                  : BMM__CPU_AVX2     ? "AVX2"
+                                                                      : "portable C";
 
 static void bmm__cpu_to_f32_f16(float *dst, int64_t ds, const bmm_f16 *src, int64_t ss, int64_t n) {
   int64_t i = 0;
@@ -197,15 +207,45 @@ static void bmm__cpu_from_f32_f16(bmm_f16 *dst, int64_t ds, const float *src, in
 }
 static void bmm__cpu_to_f32_bf16(float *dst, int64_t ds, const bmm_bf16 *src, int64_t ss,
                                  int64_t n) {
-  int64_t i;
+  int64_t i = 0;
   if (ds == 1 && ss == 1) {
-    for (i = 0; i < n; ++i) /* unit stride on its own: the loop compilers vectorise */
+#if BMM__CPU_AVX2
+    for (; i + 8 <= n; i += 8)
+      _mm256_storeu_si256(
+          (__m256i *)(dst + i),
+          _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(src + i))),
+                            16));
+    /* the tail as a count below 8 (gcc 12 -O3 warned of an overflow in a
+       plain i < n tail, -Waggressive-loop-optimizations) */
+    dst += i, src += i, n -= i, i = 0;
+    for (; i < (n & 7); ++i)
       dst[i] = bmm_bf16_to_f32(src[i]);
     return;
+#else
+    for (; i < n; ++i) /* the loop compilers vectorise */
+      dst[i] = bmm_bf16_to_f32(src[i]);
+    return;
+#endif
   }
-  for (i = 0; i < n; ++i)
+  for (; i < n; ++i)
     dst[i * ds] = bmm_bf16_to_f32(src[i * ss]);
 }
+#if BMM__CPU_AVX2
+/* bmm_f32_to_bf16 on 8 lanes, the 16-bit results in the low half of each
+   32-bit lane: round to nearest even by adding 0x7fff plus the kept lsb (no
+   carry out of 32 bits: the largest non-NaN pattern is -Inf's 0xff800000),
+   NaN kept quiet with its top payload bits */
+BMM__INLINE __m256i bmm__cpu_bf16_round8(__m256i x) {
+  const __m256i hi = _mm256_srli_epi32(x, 16);
+  const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x7fffffff)),
+                                         _mm256_set1_epi32(0x7f800000));
+  const __m256i r =
+      _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)),
+                                         _mm256_and_si256(hi, _mm256_set1_epi32(1))),
+                        16);
+  return _mm256_blendv_epi8(r, _mm256_or_si256(hi, _mm256_set1_epi32(0x40)), nan);
+}
+#endif
 static void bmm__cpu_from_f32_bf16(bmm_bf16 *dst, int64_t ds, const float *src, int64_t ss,
                                    int64_t n) {
   int64_t i = 0;
@@ -221,6 +261,15 @@ static void bmm__cpu_from_f32_bf16(bmm_bf16 *dst, int64_t ds, const float *src, 
       memcpy(dst + i, &h, 32);
       for (q = 0; sub && q < 16; ++q)
         if (sub >> q & 1) dst[i + q] = bmm_f32_to_bf16(src[i + q]);
+    }
+#elif BMM__CPU_AVX2
+  if (ds == 1 && ss == 1)
+    for (; i + 8 <= n; i += 8) {
+      /* packus works within 128-bit halves: lanes 0-3 and 4-7 land in
+         64-bit quarters 0 and 2, which the permute brings together */
+      const __m256i r = bmm__cpu_bf16_round8(_mm256_loadu_si256((const __m256i *)(src + i)));
+      const __m256i p = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08);
+      _mm_storeu_si128((__m128i *)(dst + i), _mm256_castsi256_si128(p));
     }
 #endif
   for (; i < n; ++i)
@@ -353,6 +402,23 @@ BMM__INLINE void bmm__hsum_f64(const bmm__v16_f64 *s, double *r) {
 #else
 #define BMM__CPU_VEXT 0
 #define BMM__VEXT_ATTR
+#endif
+
+/* f16 and bf16 read by cpu_small's dot kernels themselves (bmm__cpu_pick,
+   "converted dtypes"): 4 halves at a time become 4 f32 lanes in a register,
+   F16C's vcvtph2ps for f16, a zero low half for bf16 (punpcklwd, SSE2), so
+   the f32 copy in memory and its second pass go (bench/notes/cpu.md, "f16/bf16
+   fused seed path"). The path's name is for explain. */
+#if BMM__CPU_VEXT && BMM__CPU_F16C
+#define BMM__CPU_FUSED_f16 1
+#else
+#define BMM__CPU_FUSED_f16 0
+#endif
+#if BMM__CPU_VEXT && defined(__SSE2__)
+#define BMM__CPU_FUSED_bf16 1
+#include <emmintrin.h>
+#else
+#define BMM__CPU_FUSED_bf16 0
 #endif
 
 /* Entries of [b0, b0 + len*S) are visited as S interleaved sub-ranges, the
@@ -494,6 +560,24 @@ enum {
 static const char *const bmm__cpu_kernel_names[BMM__CPU_KERNEL_COUNT] = {BMM__CPU_KERNELS(
     BMM__CPU_KNAME, BMM__CPU_KNAME, BMM__CPU_KNAME_COL, BMM__CPU_KNAME_SMALL, BMM__CPU_KNAME)};
 
+/* Does the dtype run kernel kid on its own elements, converting in registers
+   (BMM__CPU_FUSED_*)? cpu_small's dot form only: its rows are short and
+   contiguous, so a load of 4 halves is a load of 4 f32 lanes. */
+#define BMM__CPU_IS_DOT_dot 1
+#define BMM__CPU_IS_DOT_axpy 0
+#define BMM__CPU_KDOT(NAME) 0,
+#define BMM__CPU_KDOT_COL(FORM, M, N, K, SUFFIX) 0,
+#define BMM__CPU_KDOT_SMALL(FORM, M, N, K, SUFFIX) BMM__CPU_IS_DOT_##FORM,
+static int bmm__cpu_fused(bmm_dtype dt, int kid) {
+  static const unsigned char dot[BMM__CPU_KERNEL_COUNT] = {BMM__CPU_KERNELS(
+      BMM__CPU_KDOT, BMM__CPU_KDOT, BMM__CPU_KDOT_COL, BMM__CPU_KDOT_SMALL, BMM__CPU_KDOT)};
+  const int on = dt == BMM_F16 ? BMM__CPU_FUSED_f16 : dt == BMM_BF16 ? BMM__CPU_FUSED_bf16 : 0;
+  return on && kid >= 0 && kid < BMM__CPU_KERNEL_COUNT && dot[kid];
+}
+#undef BMM__CPU_KDOT
+#undef BMM__CPU_KDOT_COL
+#undef BMM__CPU_KDOT_SMALL
+
 /* What a call runs, decided by bmm__cpu_pick before any work. */
 typedef struct bmm__cpu_choice {
   int kernel;      /* BMM__CPU_K_* */
@@ -505,6 +589,7 @@ typedef struct bmm__cpu_choice {
   int64_t chunk;   /* > 0: a converted dtype (f16, bf16), run by the f32 `kernel` over
                       chunks of this many batch entries copied to f32 (bmm__cpu_convert_*);
                       units are then chunks */
+  int fused;       /* a converted dtype read by `kernel` itself (bmm__cpu_fused) */
 } bmm__cpu_choice;
 
 /* Work on units [u0, u1) (batch entries, or batch chunks). */
@@ -703,7 +788,12 @@ static void bmm__cpu_pick_complex(const bmm_plan *pl, bmm__cpu_choice *c) {
    shares it), or batch-innermost for cpu_batch_simd, so the strategy claims
    the copy. Which entries share a chunk changes no bit: the f32 kernels give
    an entry the same bits whatever its neighbours. cpu_ref, alpha = 0 and
-   k = 0 (no A*B) run plain loops on the halves. */
+   k = 0 (no A*B) run plain loops on the halves. Where the chunk's kernel is
+   cpu_small's dot form and the target can widen halves in registers
+   (bmm__cpu_fused), that kernel's own instance for the dtype reads the halves
+   in place instead, with the same bits: the seed's 3 x 1 x k moves 2 bytes
+   an element once, not 2 + 4 + 4 (bench/notes/cpu.md, "f16/bf16 fused seed
+   path"). */
 #define BMM__CPU_CVT_FLOATS 16384 /* 64 KiB of f32 per chunk */
 static int bmm__cpu_converted(bmm_dtype dt) {
   switch (dt) {
@@ -777,6 +867,16 @@ static bmm__cpu_choice bmm__cpu_pick(const bmm_plan *pl) {
     const int64_t e = bmm__cpu_cvt_chunk(pl);
     const bmm_plan q = bmm__cpu_cvt_plan(pl, e, NULL, NULL, NULL, NULL);
     c = bmm__cpu_pick_native(&q);
+    if (bmm__cpu_fused(pl->dtype, c.kernel)) {
+      /* the chunk's kernel reads the halves in place: batch entries as units,
+         no buffer (cpu_small's claim, packed row-major entries, is what the
+         kernel needs of the call as of the chunk) */
+      c.fused = 1;
+      c.units = pl->batch;
+      c.threads = bmm__cpu_threads(pl, c.units);
+      c.stream = 0;
+      return c;
+    }
     c.chunk = e;
     c.units = bmm__ceil_div(pl->batch, e);
     c.threads = bmm__cpu_threads(pl, c.units);
@@ -793,6 +893,7 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   c.kernel = BMM__CPU_K_ref, c.units = pl->batch, c.why = "", c.stream = bmm__cpu_stream_c(pl);
   c.pin = NULL;
   c.chunk = 0;
+  c.fused = 0;
   if (pl->strategy == BMM_CPU_REF) {
 
     /* the oracle: one thread, plain loops, even where A*B does not count */
@@ -901,7 +1002,9 @@ static void bmm__cpu_parallel(const bmm_plan *pl, const bmm__cpu_choice *ch, bmm
 
 #define BMM__T bmm_bf16
 #define BMM__N bf16
+#define BMM__CPU_HALF_IS_BF16 1
 #include "bmm_cpu.h"
+#undef BMM__CPU_HALF_IS_BF16
 #undef BMM__T
 #undef BMM__N
 #undef BMM__CPU_HALF
@@ -973,6 +1076,13 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
              "; %s as f32: chunks of %lld entries converted (%s) into a per-thread buffer, "
              "C rounded once on store",
              bmm_dtype_name(pl->dtype), (long long)ch.chunk, path);
+    used = strlen(buf);
+  }
+  if (ch.fused && used < len) {
+    snprintf(buf + used, len - used,
+             "; %s read by the kernel (%s, 4 at a time into f32 lanes), sums in f32, C rounded "
+             "once on store",
+             bmm_dtype_name(pl->dtype), pl->dtype == BMM_F16 ? "F16C" : "SSE2 shift");
     used = strlen(buf);
   }
   if (ch.stream && used < len)
@@ -1319,18 +1429,186 @@ static void BMM__FN(convert)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
   free(buf);
 }
 
-/* this dtype's kernels: its own ref and scale, the driver for every f32
-   one; none of the complex ones */
+#if BMM__CAT(BMM__CPU_FUSED_, BMM__N)
+/* ---- cpu_small's dot form on the halves themselves (bmm__cpu_fused) -------
+   The f32 kernel's sums in the f32 kernel's order (BMM__FN(small_dot_entry)
+   of the f32 section: two 16-byte sums over 2-vector steps, one more vector
+   step if it fits, scalars for the rest, the same horizontal adds), each
+   vector loaded as 4 halves and widened in the register; the epilogue is the
+   f32 store's, then C is rounded once. A product of two halves is exact in
+   f32 (11 + 11 or 8 + 8 bits), so a multiply-add and a multiply then an add
+   round alike, and every result has the bits of the converting driver
+   running the f32 kernel (tests/test_cpu.c, "half_fused", checks that). */
+BMM__INLINE bmm__v16_f32 BMM__FN(load4)(const BMM__T *p) {
+  const __m128i h = _mm_loadl_epi64((const __m128i *)(const void *)p);
+#ifdef BMM__CPU_HALF_IS_BF16
+  return (bmm__v16_f32)_mm_unpacklo_epi16(_mm_setzero_si128(), h);
+#else
+  return (bmm__v16_f32)_mm_cvtph_ps(h);
+#endif
+}
+/* 4 f32 lanes rounded to halves (bit-equal to bmm.h's scalar rounding), the
+   first M <= 4 stored */
+BMM__INLINE void BMM__FN(store4)(BMM__T *C, bmm__v16_f32 v, const int M) {
+#ifdef BMM__CPU_HALF_IS_BF16
+  /* bmm_f32_to_bf16 in SSE2 lanes (as bmm__cpu_bf16_round8), then the low
+     halves sign-extended so that packs moves their bits unchanged */
+  const __m128i x = (__m128i)v, hi = _mm_srli_epi32(x, 16);
+  const __m128i nan =
+      _mm_cmpgt_epi32(_mm_and_si128(x, _mm_set1_epi32(0x7fffffff)), _mm_set1_epi32(0x7f800000));
+  const __m128i r = _mm_srli_epi32(
+      _mm_add_epi32(_mm_add_epi32(x, _mm_set1_epi32(0x7fff)), _mm_and_si128(hi, _mm_set1_epi32(1))),
+      16);
+  const __m128i q = _mm_or_si128(_mm_andnot_si128(nan, r),
+                                 _mm_and_si128(nan, _mm_or_si128(hi, _mm_set1_epi32(0x40))));
+  const __m128i h = _mm_packs_epi32(_mm_srai_epi32(_mm_slli_epi32(q, 16), 16), q);
+#else
+  const __m128i h = _mm_cvtps_ph((__m128)v, _MM_FROUND_TO_NEAREST_INT);
+#endif
+  BMM__T out[8];
+  int i;
+  _mm_storeu_si128((__m128i *)(void *)out, h);
+  for (i = 0; i < M; ++i)
+    C[i] = out[i];
+}
+#ifdef BMM__CPU_HALF_IS_BF16
+#define BMM__LOAD1(x) BMM__TOF(x)
+#else
+#define BMM__LOAD1(x) _cvtsh_ss(x) /* vcvtph2ps of one lane, not bmm.h's branches */
+#endif
+/* Lane i: the sum of the last r lanes of p[i] in order from 0, as the f32
+   kernel's scalar tail adds them (the lanes are exact products), with the
+   columns of p taken by a transpose rather than one element at a time */
+BMM__INLINE bmm__v16_f32 BMM__FN(tail_sums)(const bmm__v16_f32 *p, const int r) {
+  bmm__v16_f32 t = {0};
+  int j;
+#if defined(__clang__) || __GNUC__ >= 12
+  const bmm__v16_f32 lo01 = __builtin_shufflevector(p[0], p[1], 0, 4, 1, 5);
+  const bmm__v16_f32 hi01 = __builtin_shufflevector(p[0], p[1], 2, 6, 3, 7);
+  const bmm__v16_f32 lo23 = __builtin_shufflevector(p[2], p[3], 0, 4, 1, 5);
+  const bmm__v16_f32 hi23 = __builtin_shufflevector(p[2], p[3], 2, 6, 3, 7);
+  bmm__v16_f32 col[4];
+  col[0] = __builtin_shufflevector(lo01, lo23, 0, 1, 4, 5);
+  col[1] = __builtin_shufflevector(lo01, lo23, 2, 3, 6, 7);
+  col[2] = __builtin_shufflevector(hi01, hi23, 0, 1, 4, 5);
+  col[3] = __builtin_shufflevector(hi01, hi23, 2, 3, 6, 7);
+  for (j = 4 - r; j < 4; ++j)
+    t += col[j];
+#else
+  int i;
+  for (i = 0; i < 4; ++i)
+    for (j = 4 - r; j < 4; ++j)
+      t[i] += p[i][j];
+#endif
+  return t;
+}
+/* One batch entry bi, M <= 4 rows; bias the bias as f32 (-0.0 without one),
+   rc: beta*C is read. K >= 4 takes the scalar tail's K % 4 products from one
+   vector load that ends where the row ends (it starts inside the entry). */
+BMM__INLINE void BMM__FN(small_dot_entry)(const bmm_plan *pl, int64_t bi, const int M,
+                                          const int64_t K, float al, float be, float bias, int rc) {
+  enum { V = 4 };
+  const BMM__T *BMM__RESTRICT A = (const BMM__T *)pl->a.ptr + bi * pl->a.batch_stride[0];
+  const BMM__T *BMM__RESTRICT B = (const BMM__T *)pl->b.ptr + bi * pl->b.batch_stride[0];
+  BMM__T *BMM__RESTRICT C = (BMM__T *)pl->c.ptr + bi * pl->c.batch_stride[0];
+  bmm__v16_f32 s[4], p[4], tv = {0}, av, rv = {bias, bias, bias, bias};
+  float acc[4];
+  int64_t i, l;
+  for (i = 0; i < 4; ++i) {
+    bmm__v16_f32 s0 = {0}, s1 = {0}, pz = {0};
+    float t = 0;
+    p[i] = pz;
+    if (i < M) {
+      const BMM__T *BMM__RESTRICT ar = A + i * K;
+      for (l = 0; l + 2 * V <= K; l += 2 * V) {
+        s0 += BMM__FN(load4)(ar + l) * BMM__FN(load4)(B + l);
+        s1 += BMM__FN(load4)(ar + l + V) * BMM__FN(load4)(B + l + V);
+      }
+      if (K - l >= V) {
+        s0 += BMM__FN(load4)(ar + l) * BMM__FN(load4)(B + l);
+        l += V;
+      }
+      if (K >= V) {
+        if (K % V) p[i] = BMM__FN(load4)(ar + K - V) * BMM__FN(load4)(B + K - V);
+      } else {
+        for (; l < K; ++l)
+          t = BMM__FMA_f32(BMM__LOAD1(ar[l]), BMM__LOAD1(B[l]), t);
+        tv[i] = t;
+      }
+      if (K >= 2 * V) s0 += s1;
+    }
+    s[i] = s0;
+  }
+  if (K >= V && K % V) tv = BMM__FN(tail_sums)(p, (int)(K % V));
+  bmm__hsum_f32(s, acc);
+  av[0] = acc[0], av[1] = acc[1], av[2] = acc[2], av[3] = acc[3];
+  av += tv;
+  if (rc)
+    for (i = 0; i < M; ++i)
+      rv[i] = BMM__FMA_f32(be, BMM__LOAD1(C[i]), rv[i]);
+  /* the f32 store's multiply-add on 4 lanes, then 4 roundings at once (bmm.h's
+     scalar rounding was a third of the f16 kernel's instructions) */
+  BMM__V16FMA_f32(al, av, rv);
+  BMM__FN(store4)(C, rv, M);
+}
+/* The epilogue's operands as arguments, constants for the plain case
+   (alpha 1, beta 0, no bias) so that it tests nothing per entry. */
+BMM__INLINE void BMM__FN(small_dot_range)(const bmm_plan *pl, int64_t b0, int64_t b1, const int M,
+                                          const int64_t K, float al, float be, float bias, int rc) {
+  const int64_t len = (b1 - b0) / BMM__CPU_STREAMS;
+  int64_t u, q;
+  for (u = 0; u < len; ++u)
+    for (q = 0; q < BMM__CPU_STREAMS; ++q)
+      BMM__FN(small_dot_entry)(pl, b0 + q * len + u, M, K, al, be, bias, rc);
+  for (u = b0 + BMM__CPU_STREAMS * len; u < b1; ++u)
+    BMM__FN(small_dot_entry)(pl, u, M, K, al, be, bias, rc);
+}
+BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, int64_t b0, int64_t b1, const int M,
+                                    const int64_t K) {
+  const float al = (float)pl->alpha, be = (float)pl->beta;
+  const float bias = pl->bias ? BMM__LOAD1(((const BMM__T *)pl->bias)[0]) : -0.0f;
+  if (al == 1.0f && !pl->read_c && !pl->bias)
+    BMM__FN(small_dot_range)(pl, b0, b1, M, K, 1.0f, 0.0f, -0.0f, 0);
+  else
+    BMM__FN(small_dot_range)(pl, b0, b1, M, K, al, be, bias, pl->read_c);
+}
+/* the named kernels of the size list, dot form only */
+#define BMM__HALF_DEF_axpy(M, N, K, SUFFIX)
+#define BMM__HALF_DEF_dot(M, N, K, SUFFIX)                                     \
+  static BMM__VEXT_ATTR void BMM__FN(small_dot_##SUFFIX)(                      \
+      const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) { \
+    (void)ch;                                                                  \
+    BMM__FN(small_dot)(pl, b0, b1, M, (K) ? (int64_t)(K) : pl->k);             \
+  }
+#define BMM__HALF_DEF(FORM, M, N, K, SUFFIX) BMM__HALF_DEF_##FORM(M, N, K, SUFFIX)
+BMM__CPU_SMALL_SHAPES(BMM__HALF_DEF)
+#undef BMM__HALF_DEF
+#undef BMM__HALF_DEF_dot
+#undef BMM__HALF_DEF_axpy
+#define BMM__KFN_SMALL_dot(SUFFIX) BMM__FN(small_dot_##SUFFIX),
+#undef BMM__LOAD1
+#else
+#define BMM__KFN_SMALL_dot(SUFFIX) BMM__FN(convert),
+#endif
+
+/* this dtype's kernels: its own ref and scale, cpu_small's dot form where
+   it reads the halves itself (above), the driver for every other f32 one;
+   none of the complex ones */
+#define BMM__KFN_SMALL_axpy(SUFFIX) BMM__FN(convert),
 #define BMM__KFN_OWN(NAME) BMM__FN(NAME),
 #define BMM__KFN_CVT(NAME) BMM__FN(convert),
 #define BMM__KFN_CVT_SHAPE(FORM, M, N, K, SUFFIX) BMM__FN(convert),
+#define BMM__KFN_SMALL(FORM, M, N, K, SUFFIX) BMM__KFN_SMALL_##FORM(SUFFIX)
 #define BMM__KFN_NONE(NAME) NULL,
 static const bmm__cpu_range_fn BMM__FN(kernels)[BMM__CPU_KERNEL_COUNT] = {
-    BMM__CPU_KERNELS(BMM__KFN_OWN, BMM__KFN_CVT, BMM__KFN_CVT_SHAPE, BMM__KFN_CVT_SHAPE,
+    BMM__CPU_KERNELS(BMM__KFN_OWN, BMM__KFN_CVT, BMM__KFN_CVT_SHAPE, BMM__KFN_SMALL,
                      BMM__KFN_NONE)};
 #undef BMM__KFN_OWN
 #undef BMM__KFN_CVT
 #undef BMM__KFN_CVT_SHAPE
+#undef BMM__KFN_SMALL
+#undef BMM__KFN_SMALL_dot
+#undef BMM__KFN_SMALL_axpy
 #undef BMM__KFN_NONE
 #undef BMM__TOF
 #undef BMM__FROMF

@@ -1060,7 +1060,8 @@ static void test_small_squares(void) {
 }
 
 /* f16 and bf16 (issue 23): every layout x alpha/beta/bias mode x strategy on
-   shapes that reach each f32 kernel through the converting driver: the seed
+   shapes that reach each f32 kernel through the converting driver (cpu_small's
+   dot form reads the halves itself where built: half_fused): the seed
    3x1x25 over several chunks (batch 400), cpu_small's squares, a blocked
    tile with edges, k > 256 (cpu_blocked's KC blocks), degenerate 1x1x1, and
    the plain loops of cpu_ref; then explain names the conversion. The
@@ -1092,16 +1093,111 @@ static void test_half_dtypes(void) {
         }
   for (d = 0; d < 2; ++d) {
     bmm_problem p = bmm_problem_rowmajor(dts[d], 1000, 3, 1, 25, ea, eb, ec);
-    const char *want = d == 0 ? "f16 as f32: chunks of 159 entries" : "bf16 as f32: chunks";
+    const int fused = d == 0 ? BMM__CPU_FUSED_f16 : BMM__CPU_FUSED_bf16;
+    const char *want = fused    ? "read by the kernel"
+                       : d == 0 ? "f16 as f32: chunks of 159 entries"
+                                : "bf16 as f32: chunks";
     CHECK(bmm_explain(&p, BMM_BACKEND_CPU, buf, sizeof buf) == BMM_OK && contains(buf, want) &&
               contains(buf, "kernel=small_dot_3x1_k25"),
           "explain of %s 3x1x25: `%s` lacks `%s` or the f32 kernel", bmm_dtype_name(dts[d]), buf,
           want);
+    /* cpu_small's axpy form has no fused kernel: converted chunks */
+    p = bmm_problem_rowmajor(dts[d], 100, 4, 4, 4, ea, eb, ec);
+    CHECK(bmm_explain(&p, BMM_BACKEND_CPU, buf, sizeof buf) == BMM_OK &&
+              contains(buf, "as f32: chunks") && contains(buf, "kernel=small_axpy_4x4_k4"),
+          "explain of %s 4x4x4: `%s` (converted chunks, the f32 axpy kernel)",
+          bmm_dtype_name(dts[d]), buf);
+    p = bmm_problem_rowmajor(dts[d], 1000, 3, 1, 25, ea, eb, ec);
     p.strategy = BMM_CPU_REF;
     CHECK(bmm_explain(&p, BMM_BACKEND_CPU, buf, sizeof buf) == BMM_OK && !contains(buf, "as f32") &&
               contains(buf, "kernel=ref"),
           "explain of %s cpu_ref: `%s` (plain loops, no conversion)", bmm_dtype_name(dts[d]), buf);
   }
+}
+
+/* f16 and bf16 read by cpu_small's dot kernels themselves (issue 23,
+   bmm__cpu_fused, where the build has F16C / SSE2): m = 1..4 x 1 x k for
+   k = 1..64 (the constant-k kernels and the run-time-k ones), every
+   alpha/beta/bias mode, row-major and shared B, odd batches and pointers at
+   odd element offsets (tprob's guards). Each result must be within the bound
+   of the reference (tprob_verify) and have the bits of the f32 kernel run on
+   the halves' f32 values, then rounded once: the fused kernels keep the f32
+   kernel's order of additions and a product of two halves is exact in f32.
+   Explain must name the fused path where it is built, the conversion where
+   not. */
+static void test_half_fused(void) {
+  static const bmm_dtype dts[] = {BMM_F16, BMM_BF16};
+  static const int layouts[] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS};
+  int d, m, k, l, idx = 0;
+  long bad_bits = 0, not_fused = 0, checked = 0;
+  char buf[1024];
+  for (d = 0; d < 2; ++d)
+    for (m = 1; m <= 4; ++m)
+      for (k = 1; k <= 64; ++k)
+        for (l = 0; l < 2; ++l) {
+          const bmm_dtype dt = dts[d];
+          const int fused_built = dt == BMM_F16 ? BMM__CPU_FUSED_f16 : BMM__CPU_FUSED_bf16;
+          int bias, mode = (k + l + m) % 4;
+          bmm_problem p = case_shape(dt, layouts[l], 29 + 2 * (k % 7), m, 1, k), q;
+          tprob t;
+          char label[64];
+          float *fa, *fb, *fc, *fbias;
+          int64_t i;
+          apply_mode(&p, mode, layouts[l], &bias);
+          snprintf(label, sizeof label, "fused %s #%d", bmm_dtype_name(dt), idx);
+          tprob_make(&t, &p, bias, (uint64_t)idx + 47000, label);
+          ++idx;
+          if (!tprob_run(&t, BMM_CPU_SMALL, idx % 2)) {
+            tprob_free(&t);
+            continue;
+          }
+          /* the kernel that ran, and what explain says of it */
+          q = t.p, q.strategy = BMM_CPU_SMALL;
+          if (!CHECK(bmm_explain(&q, BMM_BACKEND_CPU, buf, sizeof buf) == BMM_OK &&
+                         contains(buf, "kernel=small_dot_") &&
+                         contains(buf, "read by the kernel") == fused_built &&
+                         contains(buf, "as f32: chunks") == !fused_built,
+                     "%s %dx1x%d: explain `%s` (fused path built: %d)", bmm_dtype_name(dt), m, k,
+                     buf, fused_built))
+            ++not_fused;
+          /* the f32 kernel on the f32 values, rounded once: the same bits */
+          {
+            tbuf *ops[4];
+            float *fs[4];
+            int o;
+            ops[0] = &t.a, ops[1] = &t.b, ops[2] = &t.c, ops[3] = &t.bias;
+            for (o = 0; o < 4; ++o) {
+              fs[o] = (float *)malloc(sizeof(float) * (size_t)(ops[o]->count + 1));
+              if (!fs[o]) exit(2);
+              for (i = 0; i < ops[o]->count; ++i)
+                fs[o][i] = (float)bmm_element_get(dt, ops[o]->init, i);
+            }
+            fa = fs[0], fb = fs[1], fc = fs[2], fbias = fs[3];
+            q.dtype = BMM_F32;
+            q.a.ptr = fa - t.a.lo, q.b.ptr = fb - t.b.lo, q.c.ptr = fc - t.c.lo;
+            q.bias = bias ? (const void *)(fbias - t.bias.lo) : NULL;
+            CHECK(bmm_cpu(&q) == BMM_OK, "f32 twin of %s: %s", label, bmm_last_error());
+            for (i = 0; i < t.c.count; ++i) {
+              double want = 0;
+              bmm_element_set(dt, &want, 0, (double)fc[i]);
+              if (t.mask[i]) {
+                ++checked;
+                bad_bits += memcmp(t.c.alloc + (size_t)i * 2, &want, 2) != 0;
+              }
+            }
+            for (o = 0; o < 4; ++o)
+              free(fs[o]);
+          }
+          tprob_free(&t);
+        }
+  CHECK(bad_bits == 0,
+        "fused halves: %ld of %ld C elements differ in bits from the f32 kernel "
+        "on their f32 values rounded once",
+        bad_bits, checked);
+  CHECK(not_fused == 0, "fused halves: %ld problems explained otherwise", not_fused);
+  printf("     fused path: f16 %s, bf16 %s; %ld C elements bit-compared\n",
+         BMM__CPU_FUSED_f16 ? "built" : "not built (converting driver)",
+         BMM__CPU_FUSED_bf16 ? "built" : "not built (converting driver)", checked);
 }
 
 /* The public suite (bench/suite.csv), the benchmark's cases, run here over
@@ -2900,6 +2996,7 @@ static void test_regress_unsupported_names(void) {
   X(seed_sweep)                 \
   X(small_squares)              \
   X(half_dtypes)                \
+  X(half_fused)                 \
   X(suite_cases)                \
   X(batchdims_seed)             \
   X(batchdims_xw_bias)          \

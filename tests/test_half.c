@@ -219,6 +219,17 @@ static void test_bulk(void) {
         bad += g[j] != (j >= off && j < off + 2 * i && (j - off) % 2 == 0
                             ? bmm_f32_to_bf16(g_vals[off + (j - off) / 2 * 3])
                             : (bmm_f16)0xa5a5);
+      /* unit stride: the AVX2 bf16 lanes (-march=native) and their tail */
+      memset(g, 0xa5, sizeof(bmm_f16) * 200);
+      bmm__cpu_from_f32_bf16(g + off, 1, g_vals + 5 * off, 1, i);
+      for (j = 0; j < 200; ++j)
+        bad += g[j] != (j >= off && j < off + i ? bmm_f32_to_bf16(g_vals[5 * off + j - off])
+                                                : (bmm_f16)0xa5a5);
+      memset(f, 0, sizeof(float) * 200);
+      bmm__cpu_to_f32_bf16(f + off, 1, h + 65000 + off, 1, i);
+      for (j = 0; j < 200; ++j)
+        bad += bits_of(f[j]) !=
+               (j >= off && j < off + i ? bits_of(bmm_bf16_to_f32(h[65000 + j])) : 0u);
       memset(f, 0, sizeof(float) * 200);
       bmm__cpu_to_f32_f16(f + off, 3, h + 31000 + off, 1, i);
       for (j = 0; j < i; ++j)

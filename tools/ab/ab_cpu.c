@@ -53,8 +53,8 @@ static int ab_row(const char *line, bmmx_case *c) {
   if (sscanf(line, "%47[^,],%15[^,],%lld,%lld,%lld,%lld,%31[^,\n]", c->name, dt, &b, &m, &n, &k,
              lay) != 7)
     return 0;
-  c->dtype = strcmp(dt, "f64") == 0 ? BMM_F64 : BMM_F32;
-  if (strcmp(dt, "f32") != 0 && strcmp(dt, "f64") != 0) return 0;
+  c->dtype = bmmx_dtype_parse(dt); /* every dtype: f16/bf16 rows are issue 23's A/B */
+  if (c->dtype == BMM_DTYPE_UNSET) return 0;
   c->batch = b, c->m = m, c->n = n, c->k = k;
   c->layout = bmmx_layout_parse(lay);
   return c->layout >= 0;
