@@ -687,12 +687,19 @@ static int bmm__claims_all(bmm_strategy s) {
   return l == BMM_L_ALL && mm == 0 && mn == 0 && mk == 0 && (f & BMM_CLAIM_CONJ);
 }
 
+/* One entry of an operand (rows x cols) packed row-major / column-major:
+   the one test of packing every class and claim below is built on. */
+static int bmm__rowmajor_packed(const bmm_operand *o, int64_t cols) {
+  return o->col_stride == 1 && o->row_stride == cols;
+}
+static int bmm__colmajor_packed(const bmm_operand *o, int64_t rows) {
+  return o->row_stride == 1 && o->col_stride == rows;
+}
+
 /* One operand (rows x cols) packed per entry, row- or column-major, the
    entries one after another (shared_ok: or one entry for all, stride 0). */
 static int bmm__packed_entries(const bmm_operand *o, int64_t rows, int64_t cols, int shared_ok) {
-  const int rm = o->col_stride == 1 && o->row_stride == cols;
-  const int cm = o->row_stride == 1 && o->col_stride == rows;
-  return (rm || cm) &&
+  return (bmm__rowmajor_packed(o, cols) || bmm__colmajor_packed(o, rows)) &&
          (o->batch_stride[0] == rows * cols || (shared_ok && o->batch_stride[0] == 0));
 }
 
@@ -702,6 +709,11 @@ static int bmm__packed_problem(const bmm_plan *p) {
   if (p->ndims != 1 || !bmm__packed_entries(&p->c, p->m, p->n, 0)) return 0;
   return !p->use_ab ||
          (bmm__packed_entries(&p->a, p->m, p->k, 0) && bmm__packed_entries(&p->b, p->k, p->n, 1));
+}
+
+/* conj flags set where the strategy's claim lacks BMM_CLAIM_CONJ */
+static int bmm__conj_refused(unsigned claim_flags, const bmm_plan *p) {
+  return (p->a.conj || p->b.conj) && !(claim_flags & BMM_CLAIM_CONJ);
 }
 
 int bmm_strategy_supports(bmm_strategy s, const bmm_plan *p) {
@@ -714,8 +726,7 @@ int bmm_strategy_supports(bmm_strategy s, const bmm_plan *p) {
       !((f & BMM_CLAIM_PACKED) && bmm__packed_problem(p)))
     return 0;
   if ((mm && p->m > mm) || (mn && p->n > mn) || (mk && p->k > mk)) return 0;
-  if ((p->a.conj || p->b.conj) && !(f & BMM_CLAIM_CONJ)) return 0;
-  return 1;
+  return !bmm__conj_refused(f, p);
 }
 
 /* a*b for a, b >= 0; 0 on overflow. */
@@ -898,7 +909,7 @@ static int bmm__batch_inner(const bmm_operand *o, int64_t rows, int64_t cols, in
 static unsigned bmm__operand_classes(const bmm_plan *p, const bmm_operand *o, int64_t rows,
                                      int64_t cols, int is_b) {
   unsigned l = BMM_L_GENERAL;
-  const int packed = o->col_stride == 1 && o->row_stride == cols;
+  const int packed = bmm__rowmajor_packed(o, cols);
   if (p->ndims == 0) return packed ? BMM_L_ALL : l;
   if (p->ndims != 1) return l;
   if (packed && o->batch_stride[0] == rows * cols)
@@ -1312,7 +1323,7 @@ static bmm_status bmm__plan_with(const bmm_problem *p, bmm_backend be, const bmm
       size_t used = 0;
       int i;
       bmm__claim(f, &l, &mm, &mn, &mk, &cf);
-      if ((out->a.conj || out->b.conj) && !(cf & BMM_CLAIM_CONJ))
+      if (bmm__conj_refused(cf, out))
         return bmm__fail(BMM_UNSUPPORTED, "strategy %s takes no conj flags (a.conj=%d b.conj=%d)",
                          bmm_strategy_name(f), out->a.conj, out->b.conj);
       names[0] = 0;

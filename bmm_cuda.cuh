@@ -1150,8 +1150,8 @@ static bmm_status bmm__cuda_shape_cuda_staged(const bmm_plan *pl, const bmm__cud
      (BMM_CLAIM_PACKED): A or B may be column-major per entry, B shared */
   const unsigned cls = pl->layouts ? pl->layouts : 1u << pl->layout; /* hand-built: its layout */
   const int gen = !(cls & (BMM_L_ROWMAJOR | BMM_L_SHARED_B));
-  const int a_cm = gen && !(pl->a.col_stride == 1 && pl->a.row_stride == k);
-  const int b_cm = gen && !(pl->b.col_stride == 1 && pl->b.row_stride == n);
+  const int a_cm = gen && !bmm__rowmajor_packed(&pl->a, k);
+  const int b_cm = gen && !bmm__rowmajor_packed(&pl->b, n);
   const int shared_b = gen ? pl->b.batch_stride[0] == 0 : pl->layout == BMM_LAYOUT_SHARED_B;
   int64_t a_ld = a_cm ? m : k, b_ld = k * n, per_entry, fixed, b_off, g, limit;
   const int64_t a_rows = a_cm ? k : m;

@@ -173,6 +173,23 @@ static void test_f32_to_half(void) {
   CHECK(badb == 0, "f32 -> bf16: %ld of %d values differ from the reference", badb, g_nvals);
 }
 
+/* Unit-stride f32 -> half of n values into g[off..off+n) of a 200-element
+   window filled with 0xa5a5: elements wrong or written outside it. */
+static long from_f32_window(int bf16, bmm_f16 *g, const float *src, int off, int n) {
+  long bad = 0;
+  int j;
+  memset(g, 0xa5, sizeof(bmm_f16) * 200);
+  if (bf16)
+    bmm__cpu_from_f32_bf16(g + off, 1, src, 1, n);
+  else
+    bmm__cpu_from_f32_f16(g + off, 1, src, 1, n);
+  for (j = 0; j < 200; ++j)
+    bad += g[j] != (j < off || j >= off + n ? (bmm_f16)0xa5a5
+                    : bf16                  ? bmm_f32_to_bf16(src[j - off])
+                                            : bmm_f32_to_f16(src[j - off]));
+  return bad;
+}
+
 /* the bulk converters (hardware where built with it) against the scalar
    ones, at every start offset and length tail */
 static void test_bulk(void) {
@@ -208,11 +225,7 @@ static void test_bulk(void) {
   for (off = 0; off < 9; ++off)
     for (i = 0; i < 40; ++i) {
       int j;
-      memset(g, 0xa5, sizeof(bmm_f16) * 200);
-      bmm__cpu_from_f32_f16(g + off, 1, g_vals + 3 * off, 1, i);
-      for (j = 0; j < 200; ++j)
-        bad += g[j] != (j >= off && j < off + i ? bmm_f32_to_f16(g_vals[3 * off + j - off])
-                                                : (bmm_f16)0xa5a5);
+      bad += from_f32_window(0, g, g_vals + 3 * off, off, i);
       memset(g, 0xa5, sizeof(bmm_f16) * 200);
       bmm__cpu_from_f32_bf16(g + off, 2, g_vals + off, 3, i);
       for (j = 0; j < 200; ++j)
@@ -220,11 +233,7 @@ static void test_bulk(void) {
                             ? bmm_f32_to_bf16(g_vals[off + (j - off) / 2 * 3])
                             : (bmm_f16)0xa5a5);
       /* unit stride: the AVX2 bf16 lanes (-march=native) and their tail */
-      memset(g, 0xa5, sizeof(bmm_f16) * 200);
-      bmm__cpu_from_f32_bf16(g + off, 1, g_vals + 5 * off, 1, i);
-      for (j = 0; j < 200; ++j)
-        bad += g[j] != (j >= off && j < off + i ? bmm_f32_to_bf16(g_vals[5 * off + j - off])
-                                                : (bmm_f16)0xa5a5);
+      bad += from_f32_window(1, g, g_vals + 5 * off, off, i);
       memset(f, 0, sizeof(float) * 200);
       bmm__cpu_to_f32_bf16(f + off, 1, h + 65000 + off, 1, i);
       for (j = 0; j < 200; ++j)
