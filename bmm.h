@@ -25,6 +25,9 @@
      BMM_FORCE_CPU_STRATEGY  a bmm_strategy (e.g. BMM_CPU_DOT) that every AUTO
                           CPU call uses instead of the table
      BMM_NO_THREADS       no locking (single-threaded programs, no pthreads)
+     BMM_CPU_STREAMS      interleaved runs of batch entries each CPU thread
+                          walks (1..BMM_MAX_STREAMS, default 1; a rule's
+                          streams= overrides it per shape)
      BMM_CPU_PORTABLE     plain C kernels only (no GCC vector extensions in the
                           cpu_blocked tile and cpu_small's dot kernels; the
                           slower fallback, tested too)
@@ -366,7 +369,19 @@ typedef struct bmm_table_rule {
      decides. Last, so rules written positionally up to the note keep their
      meaning. */
   char kernel[BMM_KERNEL_LEN];
+  /* CPU: interleaved runs of batch entries each thread walks at once (0 = the
+     build's BMM_CPU_STREAMS); after kernel for the same reason */
+  int streams;
 } bmm_table_rule;
+
+/* The integer tunables of a rule, in the order the table text prints them:
+   one list for the text format, explain, validation and the tuner. */
+/* the most interleaved batch runs a CPU rule may ask for (streams=) */
+#define BMM_MAX_STREAMS 16
+#define BMM_TUNABLES(X) X(threads) X(batch_per_block) X(lanes) X(vec) X(tile) X(pad) X(streams)
+#define BMM__TUNABLE_ONE(name) +1
+enum { BMM_TUNABLE_COUNT = 0 BMM_TUNABLES(BMM__TUNABLE_ONE) };
+#undef BMM__TUNABLE_ONE
 
 #define BMM_DT(d) (1u << (d))
 
@@ -1200,10 +1215,17 @@ static bmm_status bmm__check_table_at(bmm_backend be, const bmm_table_rule *rule
         (r->batch_max && r->batch_max < r->batch_min))
       return bmm__fail(BMM_BAD_TABLE, "%s table rule %d: a range is negative or has max < min",
                        bmm_backend_name(be), i);
-    if (r->threads < 0 || r->batch_per_block < 0 || r->lanes < 0 || r->vec < 0 || r->tile < 0 ||
-        r->pad < 0)
-      return bmm__fail(BMM_BAD_TABLE, "%s table rule %d: a tunable is negative",
-                       bmm_backend_name(be), i);
+#define BMM__TUNABLE_CHECK(name)                                             \
+  if (r->name < 0)                                                           \
+    return bmm__fail(BMM_BAD_TABLE,                                          \
+                     "%s table rule %d: " #name "=%d is negative (0 is the " \
+                     "default)",                                             \
+                     bmm_backend_name(be), i, r->name);
+    BMM_TUNABLES(BMM__TUNABLE_CHECK)
+#undef BMM__TUNABLE_CHECK
+    if (r->streams > BMM_MAX_STREAMS)
+      return bmm__fail(BMM_BAD_TABLE, "%s table rule %d: streams=%d is more than %d",
+                       bmm_backend_name(be), i, r->streams, BMM_MAX_STREAMS);
     /* the note is printed as text (explain, bmm_table_format): it must end
        within its array and stay on one line */
     if (!memchr(r->note, 0, sizeof r->note))
@@ -1386,13 +1408,15 @@ bmm_status bmm_set_table(bmm_backend be, const bmm_table_rule *rules, int count)
    checked by the backend when the table is set). `#` starts a comment; blank
    lines are skipped. */
 
-static const char *const bmm__tunable_names[6] = {
-    "threads", "batch_per_block", "lanes", "vec", "tile", "pad"};
+#define BMM__TUNABLE_LISTED(name) #name ", "
+#define BMM__TUNABLE_NAME(name) #name,
+static const char *const bmm__tunable_names[BMM_TUNABLE_COUNT] = {BMM_TUNABLES(BMM__TUNABLE_NAME)};
+#undef BMM__TUNABLE_NAME
 
 static int *bmm__tunable(bmm_table_rule *r, int i) {
-  int *f[6];
-  f[0] = &r->threads, f[1] = &r->batch_per_block, f[2] = &r->lanes;
-  f[3] = &r->vec, f[4] = &r->tile, f[5] = &r->pad;
+#define BMM__TUNABLE_FIELD(name) &r->name,
+  int *f[BMM_TUNABLE_COUNT] = {BMM_TUNABLES(BMM__TUNABLE_FIELD)};
+#undef BMM__TUNABLE_FIELD
   return f[i];
 }
 
@@ -1448,7 +1472,7 @@ static void bmm__put_rule(bmm__buf *b, const bmm_table_rule *r, int width) {
   bmm__put_range(b, r->k_min, r->k_max, width);
   bmm__put_range(b, r->batch_min, r->batch_max, width);
   bmm__put(b, " %s", bmm_strategy_name(r->strategy));
-  for (i = 0; i < 6; ++i) {
+  for (i = 0; i < BMM_TUNABLE_COUNT; ++i) {
     int v = *bmm__tunable((bmm_table_rule *)r, i);
     if (v) bmm__put(b, " %s=%d", bmm__tunable_names[i], v);
   }
@@ -1593,20 +1617,21 @@ static bmm_status bmm__parse_line(const char *s, size_t n, int line, bmm_table_r
                            "line %d: kernel= takes a kernel name of 1..%d characters a-z, 0-9, _ "
                            "(bmm_explain prints them), got `%.*s`",
                            line, BMM_KERNEL_LEN - 1, (int)wn, s + w0);
-        if (seen & (1u << 6)) return bmm__fail(BMM_TABLE_FILE, "line %d: kernel given twice", line);
-        seen |= 1u << 6;
+        if (seen & (1u << BMM_TUNABLE_COUNT))
+          return bmm__fail(BMM_TABLE_FILE, "line %d: kernel given twice", line);
+        seen |= 1u << BMM_TUNABLE_COUNT;
         memcpy(r->kernel, s + eq + 1, kn);
         r->kernel[kn] = 0;
         break;
       }
-      for (t = 0; t < 6 && eq < i; ++t)
+      for (t = 0; t < BMM_TUNABLE_COUNT && eq < i; ++t)
         if (bmm__word_eq(s + w0, eq - w0, bmm__tunable_names[t])) found = t;
       if (found < 0 || eq + 1 >= i || bmm__parse_int(s + eq + 1, i - eq - 1, &v) != i - eq - 1 ||
           v > INT_MAX)
         return bmm__fail(
             BMM_TABLE_FILE,
-            "line %d: expected key=value with key one of threads, batch_per_block, lanes, "
-            "vec, tile, pad and a value in 0..%d (or kernel=NAME), got `%.*s`",
+            "line %d: expected key=value with key one of " BMM_TUNABLES(
+                BMM__TUNABLE_LISTED) "and a value in 0..%d (or kernel=NAME), got `%.*s`",
             line, INT_MAX, (int)wn, s + w0);
       if (seen & (1u << found))
         return bmm__fail(BMM_TABLE_FILE, "line %d: %s given twice", line,
@@ -1810,7 +1835,7 @@ static size_t bmm__explain_plan(const bmm_plan *p, const bmm_table_rule *rules, 
            bmm_backend_name(p->backend), bmm_dtype_name(p->dtype), (long long)p->m, (long long)p->n,
            (long long)p->k, (long long)p->batch, p->ndims, p->ndims == 1 ? "" : "s",
            bmm_layout_name(p->layout), bmm_strategy_name(p->strategy));
-  for (i = 0; i < 6; ++i) {
+  for (i = 0; i < BMM_TUNABLE_COUNT; ++i) {
     int v = *bmm__tunable((bmm_table_rule *)&p->rule, i);
     if (v) bmm__put(&b, " %s=%d", bmm__tunable_names[i], v);
   }

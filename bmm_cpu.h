@@ -421,17 +421,26 @@ BMM__INLINE void bmm__hsum_f64(const bmm__v16_f64 *s, double *r) {
 #define BMM__CPU_FUSED_bf16 0
 #endif
 
-/* Entries of [b0, b0 + len*S) are visited as S interleaved sub-ranges, the
-   rest in order: several sequential streams per thread keep more hardware
-   prefetchers busy (bench/notes/cpu.md, "prefetch streams"). Entries are
-   independent, so the order changes no bits. */
-#ifndef BMM__CPU_STREAMS
-#define BMM__CPU_STREAMS 4
+/* Entries of [b0, b0 + len*S) are visited as S interleaved sub-ranges (the
+   choice's streams), the rest in order. Several sequential runs per thread
+   once kept more prefetchers busy (Zen 3/4 read probe: 21 -> 25-30 GB/s with
+   4); on Zen 5 the kernels themselves ran up to 4x slower with 4 than with 1
+   at some K (cliffs at f32 K = 6..10 and 16-17), and 1 was never more than
+   20% behind: hence one run by default, more by a rule's streams=
+   (bench/notes/cpu.md, "prefetch streams"). Entries are independent, so the
+   order changes no bits. */
+#ifndef BMM_CPU_STREAMS
+#define BMM_CPU_STREAMS 1
 #endif
-#define BMM__CPU_STREAM_AT(b0, len, st)                                     \
-  ((st) < BMM__CPU_STREAMS * (len)                                          \
-       ? (b0) + ((st) % BMM__CPU_STREAMS) * (len) + (st) / BMM__CPU_STREAMS \
-       : (b0) + (st))
+#if BMM_CPU_STREAMS < 1 || BMM_CPU_STREAMS > BMM_MAX_STREAMS
+#error "BMM_CPU_STREAMS must be 1..BMM_MAX_STREAMS (16)"
+#endif
+/* Entries per run: with one run, none, so that the in-order tail loop (or
+   the last case of BMM__CPU_STREAM_AT) takes every entry: the interleaved
+   loop around a single run cost 8 Ir an entry at 3x1x5 (tests/ir_check.sh). */
+#define BMM__CPU_RUN_LEN(b0, b1, S) ((S) > 1 ? ((b1) - (b0)) / (S) : 0)
+#define BMM__CPU_STREAM_AT(b0, len, S, st) \
+  ((st) < (S) * (len) ? (b0) + ((st) % (S)) * (len) + (st) / (S) : (b0) + (st))
 
 /* ---- the fixed-size kernels: size lists ------------------------------------
    cpu_small: packed row-major entries (A batch stride m*k, B k*n or 0, C m*n).
@@ -578,6 +587,18 @@ static int bmm__cpu_fused(bmm_dtype dt, int kid) {
 #undef BMM__CPU_KDOT_COL
 #undef BMM__CPU_KDOT_SMALL
 
+/* Does kernel kid walk its entries as the choice's interleaved runs
+   (BMM__CPU_STREAM_AT)? cpu_small's and the short-column kernels do. */
+#define BMM__CPU_KRUN(NAME) 0,
+#define BMM__CPU_KRUN_SHAPE(FORM, M, N, K, SUFFIX) 1,
+static int bmm__cpu_walks_streams(int kid) {
+  static const unsigned char runs[BMM__CPU_KERNEL_COUNT] = {BMM__CPU_KERNELS(
+      BMM__CPU_KRUN, BMM__CPU_KRUN, BMM__CPU_KRUN_SHAPE, BMM__CPU_KRUN_SHAPE, BMM__CPU_KRUN)};
+  return kid >= 0 && kid < BMM__CPU_KERNEL_COUNT && runs[kid];
+}
+#undef BMM__CPU_KRUN
+#undef BMM__CPU_KRUN_SHAPE
+
 /* What a call runs, decided by bmm__cpu_pick before any work. */
 typedef struct bmm__cpu_choice {
   int kernel;      /* BMM__CPU_K_* */
@@ -590,6 +611,7 @@ typedef struct bmm__cpu_choice {
                       chunks of this many batch entries copied to f32 (bmm__cpu_convert_*);
                       units are then chunks */
   int fused;       /* a converted dtype read by `kernel` itself (bmm__cpu_fused) */
+  int streams;     /* interleaved runs of entries per thread (BMM__CPU_STREAM_AT) */
 } bmm__cpu_choice;
 
 /* Work on units [u0, u1) (batch entries, or batch chunks). */
@@ -894,6 +916,7 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   c.pin = NULL;
   c.chunk = 0;
   c.fused = 0;
+  c.streams = pl->rule.streams > 0 ? pl->rule.streams : BMM_CPU_STREAMS;
   if (pl->strategy == BMM_CPU_REF) {
 
     /* the oracle: one thread, plain loops, even where A*B does not count */
@@ -1069,6 +1092,17 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
   if (ch.pin && used < len)
     snprintf(buf + used, len - used, "; the rule's kernel=%s does not apply: %s", pl->rule.kernel,
              ch.pin);
+  used = strlen(buf);
+  if (used < len) {
+    if (bmm__cpu_walks_streams(ch.kernel))
+      snprintf(buf + used, len - used, "; entries walked as %d interleaved run%s per thread%s",
+               ch.streams, ch.streams == 1 ? "" : "s",
+               pl->rule.streams > 0 ? " (the rule's streams=)" : " (BMM_CPU_STREAMS)");
+    else if (pl->rule.streams > 0)
+      snprintf(buf + used, len - used,
+               "; the rule's streams=%d does not apply: kernel %s walks its units in order",
+               pl->rule.streams, bmm__cpu_kernel_names[ch.kernel]);
+  }
   used = strlen(buf);
   if (ch.chunk > 0 && used < len) {
     const char *path = pl->dtype == BMM_F16 ? bmm__cpu_cvt_path_f16 : bmm__cpu_cvt_path_bf16;
@@ -1553,32 +1587,32 @@ BMM__INLINE void BMM__FN(small_dot_entry)(const bmm_plan *pl, int64_t bi, const 
 }
 /* The epilogue's operands as arguments, constants for the plain case
    (alpha 1, beta 0, no bias) so that it tests nothing per entry. */
-BMM__INLINE void BMM__FN(small_dot_range)(const bmm_plan *pl, int64_t b0, int64_t b1, const int M,
-                                          const int64_t K, float al, float be, float bias, int rc) {
-  const int64_t len = (b1 - b0) / BMM__CPU_STREAMS;
+BMM__INLINE void BMM__FN(small_dot_range)(const bmm_plan *pl, int64_t b0, int64_t b1, const int S,
+                                          const int M, const int64_t K, float al, float be,
+                                          float bias, int rc) {
+  const int64_t len = BMM__CPU_RUN_LEN(b0, b1, S);
   int64_t u, q;
   for (u = 0; u < len; ++u)
-    for (q = 0; q < BMM__CPU_STREAMS; ++q)
+    for (q = 0; q < S; ++q)
       BMM__FN(small_dot_entry)(pl, b0 + q * len + u, M, K, al, be, bias, rc);
-  for (u = b0 + BMM__CPU_STREAMS * len; u < b1; ++u)
+  for (u = b0 + S * len; u < b1; ++u)
     BMM__FN(small_dot_entry)(pl, u, M, K, al, be, bias, rc);
 }
-BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, int64_t b0, int64_t b1, const int M,
-                                    const int64_t K) {
+BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0,
+                                    int64_t b1, const int M, const int64_t K) {
   const float al = (float)pl->alpha, be = (float)pl->beta;
   const float bias = pl->bias ? BMM__LOAD1(((const BMM__T *)pl->bias)[0]) : -0.0f;
   if (al == 1.0f && !pl->read_c && !pl->bias)
-    BMM__FN(small_dot_range)(pl, b0, b1, M, K, 1.0f, 0.0f, -0.0f, 0);
+    BMM__FN(small_dot_range)(pl, b0, b1, ch->streams, M, K, 1.0f, 0.0f, -0.0f, 0);
   else
-    BMM__FN(small_dot_range)(pl, b0, b1, M, K, al, be, bias, pl->read_c);
+    BMM__FN(small_dot_range)(pl, b0, b1, ch->streams, M, K, al, be, bias, pl->read_c);
 }
 /* the named kernels of the size list, dot form only */
 #define BMM__HALF_DEF_axpy(M, N, K, SUFFIX)
 #define BMM__HALF_DEF_dot(M, N, K, SUFFIX)                                     \
   static BMM__VEXT_ATTR void BMM__FN(small_dot_##SUFFIX)(                      \
       const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) { \
-    (void)ch;                                                                  \
-    BMM__FN(small_dot)(pl, b0, b1, M, (K) ? (int64_t)(K) : pl->k);             \
+    BMM__FN(small_dot)(pl, ch, b0, b1, M, (K) ? (int64_t)(K) : pl->k);         \
   }
 #define BMM__HALF_DEF(FORM, M, N, K, SUFFIX) BMM__HALF_DEF_##FORM(M, N, K, SUFFIX)
 BMM__CPU_SMALL_SHAPES(BMM__HALF_DEF)
@@ -1821,14 +1855,15 @@ BMM__INLINE void BMM__FN(small_dot_entry)(const bmm_plan *pl, int nt, int64_t bi
 }
 BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0,
                                     int64_t b1, const int M, const int N, const int64_t K) {
-  const int64_t len = (b1 - b0) / BMM__CPU_STREAMS;
+  const int S = ch->streams;
+  const int64_t len = BMM__CPU_RUN_LEN(b0, b1, S);
   const int nt = ch->stream;
   int64_t u, q;
   (void)N;
   for (u = 0; u < len; ++u)
-    for (q = 0; q < BMM__CPU_STREAMS; ++q)
+    for (q = 0; q < S; ++q)
       BMM__FN(small_dot_entry)(pl, nt, b0 + q * len + u, M, K);
-  for (u = b0 + BMM__CPU_STREAMS * len; u < b1; ++u)
+  for (u = b0 + S * len; u < b1; ++u)
     BMM__FN(small_dot_entry)(pl, nt, u, M, K);
 }
 #else
@@ -1837,14 +1872,15 @@ BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *c
   const int64_t sa = pl->a.batch_stride[0], sb = pl->b.batch_stride[0];
   const int64_t sc = pl->c.batch_stride[0];
   int64_t st, bi, i, l, v, w;
-  const int64_t len = (b1 - b0) / BMM__CPU_STREAMS;
-  (void)ch, (void)N;
+  const int S = ch->streams;
+  const int64_t len = BMM__CPU_RUN_LEN(b0, b1, S);
+  (void)N;
   for (st = 0; st < b1 - b0; ++st) {
     const BMM__T *BMM__RESTRICT A;
     const BMM__T *BMM__RESTRICT B;
     BMM__T *BMM__RESTRICT C;
     BMM__T acc[4], s[4][BMM__CPU_DOT_W], t[4];
-    bi = BMM__CPU_STREAM_AT(b0, len, st);
+    bi = BMM__CPU_STREAM_AT(b0, len, S, st);
     A = (const BMM__T *)pl->a.ptr + bi * sa;
     B = (const BMM__T *)pl->b.ptr + bi * sb;
     C = (BMM__T *)pl->c.ptr + bi * sc;
@@ -2010,7 +2046,8 @@ BMM__INLINE void BMM__FN(small_axpy)(const bmm_plan *pl, const bmm__cpu_choice *
                                      int64_t b1, const int M, const int N, const int64_t K) {
   const int64_t sa = pl->a.batch_stride[0], sb = pl->b.batch_stride[0];
   const int64_t sc = pl->c.batch_stride[0];
-  const int64_t len = (b1 - b0) / BMM__CPU_STREAMS;
+  const int S = ch->streams;
+  const int64_t len = BMM__CPU_RUN_LEN(b0, b1, S);
   const BMM__T *A0 = (const BMM__T *)pl->a.ptr, *B0 = (const BMM__T *)pl->b.ptr;
   BMM__T *C0 = (BMM__T *)pl->c.ptr;
   const BMM__T al = (BMM__T)pl->alpha, be = (BMM__T)pl->beta, *bias = (const BMM__T *)pl->bias;
@@ -2018,17 +2055,17 @@ BMM__INLINE void BMM__FN(small_axpy)(const bmm_plan *pl, const bmm__cpu_choice *
   int64_t st, bi;
   if (plain && !nt) {
     for (st = 0; st < b1 - b0; ++st)
-      bi = BMM__CPU_STREAM_AT(b0, len, st),
+      bi = BMM__CPU_STREAM_AT(b0, len, S, st),
       BMM__FN(small_axpy_entry)(A0 + bi * sa, B0 + bi * sb, C0 + bi * sc, 1, 0, NULL, 0, 0, M, N,
                                 K);
   } else if (plain) {
     for (st = 0; st < b1 - b0; ++st)
-      bi = BMM__CPU_STREAM_AT(b0, len, st),
+      bi = BMM__CPU_STREAM_AT(b0, len, S, st),
       BMM__FN(small_axpy_entry)(A0 + bi * sa, B0 + bi * sb, C0 + bi * sc, 1, 0, NULL, 0, 1, M, N,
                                 K);
   } else {
     for (st = 0; st < b1 - b0; ++st)
-      bi = BMM__CPU_STREAM_AT(b0, len, st),
+      bi = BMM__CPU_STREAM_AT(b0, len, S, st),
       BMM__FN(small_axpy_entry)(A0 + bi * sa, B0 + bi * sb, C0 + bi * sc, al, be, bias, rc, nt, M,
                                 N, K);
   }
@@ -2051,7 +2088,7 @@ BMM__CPU_SMALL_SHAPES(BMM__SMALL_DEF)
    FMA's latency apart). A load covers up to NV*V - m elements past its column,
    which lie inside the entry (acs >= m >= 2); those lanes are dropped, and the
    last column is summed in scalars, so nothing past the entry is read. Entries
-   are walked as BMM__CPU_STREAMS interleaved sub-ranges. N = 1 kernels have
+   are walked as the choice's streams interleaved sub-ranges. N = 1 kernels have
    packed entries and (the seed's m = 3) constant k; N = 0 takes any strides
    and n (bench/notes/cpu.md, "short columns"). */
 #if BMM__CPU_VEXT
@@ -2099,13 +2136,14 @@ BMM__INLINE void BMM__FN(col_entry)(const bmm_plan *pl, int nt, int64_t bi, cons
 }
 BMM__INLINE void BMM__FN(col)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1,
                               const int M, const int N, const int64_t K) {
-  const int64_t len = (b1 - b0) / BMM__CPU_STREAMS;
+  const int S = ch->streams;
+  const int64_t len = BMM__CPU_RUN_LEN(b0, b1, S);
   const int nt = ch->stream;
   int64_t u, q;
   for (u = 0; u < len; ++u)
-    for (q = 0; q < BMM__CPU_STREAMS; ++q)
+    for (q = 0; q < S; ++q)
       BMM__FN(col_entry)(pl, nt, b0 + q * len + u, M, N, K);
-  for (u = b0 + BMM__CPU_STREAMS * len; u < b1; ++u)
+  for (u = b0 + S * len; u < b1; ++u)
     BMM__FN(col_entry)(pl, nt, u, M, N, K);
 }
 #define BMM__COL_DEF(FORM, M, N, K, SUFFIX)                                    \

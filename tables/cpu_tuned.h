@@ -20,14 +20,14 @@
 #ifndef BMM_TUNED_CPU_H
 #define BMM_TUNED_CPU_H
 static const bmm_table_rule bmm_tuned_cpu[] = {
-    {0, BMM_L_ROWMAJOR, 0, 0, 6, 0, 23, 0, 0, 0, BMM_CPU_BLOCKED, 0, 0, 0, 0, 0, 0, "bmm-tune 2026-11-23 AMD EPYC x2; 8 pts", ""},
-    {BMM_DT(BMM_F32), BMM_L_SHARED_B, 0, 16, 0, 32, 0, 32, 0, 0, BMM_CPU_SMALL, 0, 0, 0, 0, 0, 0, "bmm-tune 2026-11-23 AMD EPYC x2; 1 pt", ""},
-    {BMM_DT(BMM_F32), BMM_L_GENERAL, 0, 0, 5, 0, 0, 0, 0, 0, BMM_CPU_BLOCKED, 0, 0, 0, 0, 0, 0, "bmm-tune 2026-11-23 AMD EPYC x2; 2 pts", ""},
-    {BMM_DT(BMM_F64), BMM_L_GENERAL, 0, 0, 3, 0, 0, 0, 0, 0, BMM_CPU_BLOCKED, 0, 0, 0, 0, 0, 0, "bmm-tune 2026-11-23 AMD EPYC x2; 3 pts", ""},
-    {0, BMM_L_ROWMAJOR, 0, 0, 0, 0, 0, 0, 0, 0, BMM_CPU_SMALL, 0, 0, 0, 0, 0, 0, "bmm-tune 2026-11-23 AMD EPYC x2; 62 pts", ""},
-    {0, BMM_L_SHARED_B, 0, 0, 0, 0, 0, 0, 0, 0, BMM_CPU_BLOCKED, 0, 0, 0, 0, 0, 0, "bmm-tune 2026-11-23 AMD EPYC x2; 15 pts", ""},
-    {0, BMM_L_BATCH_INNER, 0, 0, 0, 0, 0, 0, 0, 0, BMM_CPU_BATCH_SIMD, 0, 0, 0, 0, 0, 0, "bmm-tune 2026-11-23 AMD EPYC x2; 24 pts", ""},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, BMM_CPU_DOT, 0, 0, 0, 0, 0, 0, "bmm-tune 2026-11-23 AMD EPYC x2; catch-all, 7 pts", ""},
+    {0, BMM_L_ROWMAJOR, 0, 0, 6, 0, 23, 0, 0, 0, BMM_CPU_BLOCKED, 0, 0, 0, 0, 0, 0, "bmm-tune 2026-11-23 AMD EPYC x2; 8 pts", "", 0},
+    {BMM_DT(BMM_F32), BMM_L_SHARED_B, 0, 16, 0, 32, 0, 32, 0, 0, BMM_CPU_SMALL, 0, 0, 0, 0, 0, 0, "bmm-tune 2026-11-23 AMD EPYC x2; 1 pt", "", 0},
+    {BMM_DT(BMM_F32), BMM_L_GENERAL, 0, 0, 5, 0, 0, 0, 0, 0, BMM_CPU_BLOCKED, 0, 0, 0, 0, 0, 0, "bmm-tune 2026-11-23 AMD EPYC x2; 2 pts", "", 0},
+    {BMM_DT(BMM_F64), BMM_L_GENERAL, 0, 0, 3, 0, 0, 0, 0, 0, BMM_CPU_BLOCKED, 0, 0, 0, 0, 0, 0, "bmm-tune 2026-11-23 AMD EPYC x2; 3 pts", "", 0},
+    {0, BMM_L_ROWMAJOR, 0, 0, 0, 0, 0, 0, 0, 0, BMM_CPU_SMALL, 0, 0, 0, 0, 0, 0, "bmm-tune 2026-11-23 AMD EPYC x2; 62 pts", "", 0},
+    {0, BMM_L_SHARED_B, 0, 0, 0, 0, 0, 0, 0, 0, BMM_CPU_BLOCKED, 0, 0, 0, 0, 0, 0, "bmm-tune 2026-11-23 AMD EPYC x2; 15 pts", "", 0},
+    {0, BMM_L_BATCH_INNER, 0, 0, 0, 0, 0, 0, 0, 0, BMM_CPU_BATCH_SIMD, 0, 0, 0, 0, 0, 0, "bmm-tune 2026-11-23 AMD EPYC x2; 24 pts", "", 0},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, BMM_CPU_DOT, 0, 0, 0, 0, 0, 0, "bmm-tune 2026-11-23 AMD EPYC x2; catch-all, 7 pts", "", 0},
 };
 #endif
 /* clang-format on */

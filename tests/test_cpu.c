@@ -1723,19 +1723,14 @@ static void test_table_set_bad(void) {
   BAD_TABLE("k_min -1", t, 3, "rule 1");
   t[0] = catch_all, t[1] = catch_all, t[0].n_max = -3;
   BAD_TABLE("n_max -3", t, 2, "rule 0");
-  for (i = 0; i < 6; ++i) {
+  for (i = 0; i < BMM_TUNABLE_COUNT; ++i) { /* the message names the field */
+    char field[48];
     r = catch_all;
-    switch (i) {
-    case 0: r.threads = -1; break;
-    case 1: r.batch_per_block = -1; break;
-    case 2: r.lanes = -1; break;
-    case 3: r.vec = -1; break;
-    case 4: r.tile = -1; break;
-    default: r.pad = -1; break;
-    }
+    *bmm__tunable(&r, i) = -1;
     t[0] = r, t[1] = catch_all;
-    snprintf(ctx, sizeof ctx, "negative tunable #%d", i);
-    BAD_TABLE(ctx, t, 2, "tunable");
+    snprintf(ctx, sizeof ctx, "negative tunable %s", bmm__tunable_names[i]);
+    snprintf(field, sizeof field, "%s=-1 is negative", bmm__tunable_names[i]);
+    BAD_TABLE(ctx, t, 2, field);
   }
   t[0] = catch_all, t[1] = catch_all, t[0].dtypes = 1u << 12;
   BAD_TABLE("unknown dtype bit", t, 2, "rule 0");
@@ -2301,6 +2296,109 @@ static void test_kernel_pin_text(void) {
   memset(r[0].kernel, 'a', sizeof r[0].kernel);
   EXPECT(bmm_set_table(BMM_BACKEND_CPU, r, 1), BMM_BAD_TABLE, "kernel has no terminating NUL",
          "unterminated");
+}
+
+/* streams= (interleaved runs of entries per thread): every kernel that walks
+   its entries so gives the same bits for any count, right against the
+   reference, and says the count in explain; a kernel that walks in order
+   says the rule's streams= does not apply; the text form round-trips and
+   out-of-range counts are refused naming the field. */
+static void test_streams(void) {
+  static const int counts[] = {1, 2, 3, 4, 7, 16};
+  bmm_table_rule r[4];
+  char why[1024], want[64], ctx[200], out[1024];
+  int kid, dt, ci, n = 0, walked = 0;
+  for (kid = 0; kid < BMM__CPU_KERNEL_COUNT; ++kid) {
+    const char *kn = bmm__cpu_kernel_names[kid];
+    const bmm__cpu_shape *own = bmm__cpu_shape_of(
+        bmm__cpu_small_shapes,
+        (int)(sizeof bmm__cpu_small_shapes / sizeof bmm__cpu_small_shapes[0]), kid);
+    const int col = !own;
+    if (!bmm__cpu_walks_streams(kid)) continue;
+    if (!own)
+      own =
+          bmm__cpu_shape_of(bmm__cpu_col_shapes,
+                            (int)(sizeof bmm__cpu_col_shapes / sizeof bmm__cpu_col_shapes[0]), kid);
+    if (!CHECK(own != NULL, "%s walks streams but has no shape (test bug)", kn)) continue;
+    for (dt = 1; dt < BMM_DTYPE_COUNT; ++dt) {
+      bmmx_case c;
+      bmmx_sizes_t z;
+      size_t es = bmm_dtype_size((bmm_dtype)dt);
+      unsigned char *first = NULL;
+      void *a, *b, *cc, *c0;
+      uint64_t seed = 5 + (uint64_t)kid;
+      if (bmm_dtype_is_complex((bmm_dtype)dt)) continue;
+      memset(&c, 0, sizeof c);
+      c.dtype = (bmm_dtype)dt, c.layout = col ? BMMX_COL_A : BMMX_ROWMAJOR, c.batch = 37;
+      c.m = own->m, c.n = own->n ? own->n : 3, c.k = own->k ? own->k : 7;
+      z = bmmx_sizes(&c);
+      a = malloc(es * (size_t)z.a), b = malloc(es * (size_t)z.b);
+      cc = malloc(es * (size_t)z.c), c0 = malloc(es * (size_t)z.c);
+      first = (unsigned char *)malloc(es * (size_t)z.c);
+      if (!a || !b || !cc || !c0 || !first) exit(2);
+      bmmx_fill(c.dtype, a, z.a, &seed), bmmx_fill(c.dtype, b, z.b, &seed);
+      bmmx_fill(c.dtype, c0, z.c, &seed);
+      for (ci = 0; ci < (int)(sizeof counts / sizeof counts[0]); ++ci) {
+        bmm_problem p = bmmx_problem(&c, a, b, cc, NULL), ref = p;
+        memset(r, 0, sizeof r);
+        r[0].strategy = col ? BMM_CPU_DOT : BMM_CPU_SMALL, r[0].streams = counts[ci];
+        snprintf(r[0].kernel, sizeof r[0].kernel, "%s", kn);
+        r[1].strategy = BMM_CPU_REF;
+        snprintf(ctx, sizeof ctx, "kernel=%s streams=%d %s %lldx%lldx%lld batch 37", kn, counts[ci],
+                 bmm_dtype_name(c.dtype), (long long)c.m, (long long)c.n, (long long)c.k);
+        if (!CHECK(bmm_set_table(BMM_BACKEND_CPU, r, 2) == BMM_OK, "%s: %s", ctx, bmm_last_error()))
+          break;
+        memcpy(cc, c0, es * (size_t)z.c);
+        CHECK(bmm_explain(&p, BMM_BACKEND_CPU, why, sizeof why) == BMM_OK, "%s: %s", ctx,
+              bmm_last_error());
+        /* f16/bf16 take this kernel only where the kernel reads them itself */
+        if (!contains(why, "pinned by the rule")) continue;
+        snprintf(want, sizeof want, "walked as %d interleaved run", counts[ci]);
+        CHECK(contains(why, want), "%s: explain `%s` lacks `%s`", ctx, why, want);
+        CHECK(bmm_cpu(&p) == BMM_OK, "%s: %s", ctx, bmm_last_error());
+        ref.c.ptr = c0;
+        CHECK(bmmx_check(&ref, cc, 0) <= 1.0, "%s: wrong result", ctx);
+        if (ci == 0)
+          memcpy(first, cc, es * (size_t)z.c);
+        else
+          CHECK(memcmp(first, cc, es * (size_t)z.c) == 0, "%s: bits differ from streams=1", ctx);
+        ++walked;
+      }
+      free(a), free(b), free(cc), free(c0), free(first);
+    }
+  }
+  CHECK(walked > 0, "no kernel walked streams (test bug)");
+  /* a kernel that walks in order: the rule's streams= is said not to apply */
+  {
+    bmm_problem p = case_shape(BMM_F64, BMMX_ROWMAJOR, 3, 32, 32, 32);
+    memset(r, 0, sizeof r);
+    r[0].strategy = BMM_CPU_BLOCKED, r[0].streams = 3;
+    r[1].strategy = BMM_CPU_REF;
+    CHECK(bmm_set_table(BMM_BACKEND_CPU, r, 2) == BMM_OK, "blocked streams=3: %s",
+          bmm_last_error());
+    /* explain reads nothing: addresses far apart will do */
+    p.a.ptr = (void *)(uintptr_t)(1u << 20), p.b.ptr = (void *)(uintptr_t)(2u << 20);
+    p.c.ptr = (void *)(uintptr_t)(3u << 20);
+    CHECK(bmm_explain(&p, BMM_BACKEND_CPU, why, sizeof why) == BMM_OK &&
+              contains(why, "streams=3 does not apply"),
+          "blocked streams=3: explain `%s`", why);
+  }
+  bmm_set_table(BMM_BACKEND_CPU, NULL, 0);
+  CHECK(bmm_table_parse("* * * * * * cpu_small streams=4 # runs\n* * * * * * cpu_ref\n", r, 4,
+                        &n) == BMM_OK &&
+            n == 2 && r[0].streams == 4,
+        "parse streams=4: %s", bmm_last_error());
+  bmm_table_format(r, n, out, sizeof out);
+  CHECK(contains(out, "cpu_small streams=4"), "format: `%s`", out);
+  EXPECT(bmm_table_parse("* * * * * * cpu_small streams=2 streams=3\n", r, 4, &n), BMM_TABLE_FILE,
+         "streams given twice", "twice");
+  CHECK(bmm_table_parse("* * * * * * cpu_small streams=17\n* * * * * * cpu_ref\n", r, 4, &n) ==
+            BMM_OK,
+        "parse streams=17: %s", bmm_last_error());
+  EXPECT(bmm_set_table(BMM_BACKEND_CPU, r, n), BMM_BAD_TABLE, "streams=17", "streams above 16");
+  r[0].streams = -1;
+  EXPECT(bmm_set_table(BMM_BACKEND_CPU, r, n), BMM_BAD_TABLE, "streams=-1", "negative streams");
+  bmm_set_table(BMM_BACKEND_CPU, NULL, 0);
 }
 
 /* ---- same bits for 1 and 2 threads ------------------------------------------ */
@@ -3014,6 +3112,7 @@ static void test_regress_unsupported_names(void) {
   X(explain_kernel)             \
   X(kernel_pin)                 \
   X(kernel_pin_text)            \
+  X(streams)                    \
   X(cublas_claim_conj)          \
   X(staged_claims_packed)       \
   X(epilogue_same_bits)         \

@@ -181,22 +181,15 @@ static int bmmt__list(const char *s, int allow_m, int64_t *out) {
   return n;
 }
 
+/* the tunables by bmm.h's list (BMM_TUNABLES): index, field, name */
 static int bmmt__tunable_index(const char *key) {
-  static const char *const names[6] = {"threads", "batch_per_block", "lanes", "vec", "tile", "pad"};
   int i;
-  for (i = 0; i < 6; ++i)
-    if (strcmp(key, names[i]) == 0) return i;
+  for (i = 0; i < BMM_TUNABLE_COUNT; ++i)
+    if (strcmp(key, bmm__tunable_names[i]) == 0) return i;
   return -1;
 }
 
-static int *bmmt__tun(bmm_table_rule *r, int i) {
-  return i == 0   ? &r->threads
-         : i == 1 ? &r->batch_per_block
-         : i == 2 ? &r->lanes
-         : i == 3 ? &r->vec
-         : i == 4 ? &r->tile
-                  : &r->pad;
-}
+static int *bmmt__tun(bmm_table_rule *r, int i) { return bmm__tunable(r, i); }
 
 static int bmmt__add_cfg(bmmt_grid *g, const bmm_table_rule *c) {
   if (bmmt_find_config(g->cfg, g->ncfg, c) >= 0) return 0;
@@ -280,11 +273,13 @@ static int bmmt_grid_load(const char *path, bmm_backend be, bmmt_grid *g) {
         g->flops = (double)v;
     } else if (strcmp(w[0], "try") == 0) {
       /* try STRATEGY key=v,v key=v,v ...: the product, on top of the defaults */
-      int64_t vals[6][BMMT_LIST];
-      int nv[6], key[6], nk = nw - 2, idx[6], st = 0, j;
+      int64_t vals[BMM_TUNABLE_COUNT][BMMT_LIST];
+      int nv[BMM_TUNABLE_COUNT], key[BMM_TUNABLE_COUNT], nk = nw - 2, idx[BMM_TUNABLE_COUNT];
+      int st = 0, j;
       bmm_table_rule c;
       memset(&c, 0, sizeof c);
-      if (nw < 3) return fclose(f), bmmt__fail_line(path, ln, "try STRATEGY key=values ...", line);
+      if (nw < 3 || nk > BMM_TUNABLE_COUNT)
+        return fclose(f), bmmt__fail_line(path, ln, "try STRATEGY key=values ...", line);
       for (j = 1; j < BMM_STRATEGY_COUNT; ++j)
         if (strcmp(w[1], bmm_strategy_name((bmm_strategy)j)) == 0) st = j;
       if (!st) return fclose(f), bmmt__fail_line(path, ln, "a strategy name", w[1]);
@@ -562,13 +557,12 @@ static int bmmt__choice(bmmt_state *S, const bmmx_case *c, bmm_table_rule *cfg, 
 }
 
 static void bmmt__cfg_name(const bmm_table_rule *c, char *out, size_t len) {
-  static const char *const names[6] = {"threads", "batch_per_block", "lanes", "vec", "tile", "pad"};
   bmm_table_rule r = *c;
   size_t n = (size_t)snprintf(out, len, "%s", bmm_strategy_name(c->strategy));
   int i;
-  for (i = 0; i < 6 && n < len; ++i)
+  for (i = 0; i < BMM_TUNABLE_COUNT && n < len; ++i)
     if (*bmmt__tun(&r, i))
-      n += (size_t)snprintf(out + n, len - n, " %s=%d", names[i], *bmmt__tun(&r, i));
+      n += (size_t)snprintf(out + n, len - n, " %s=%d", bmm__tunable_names[i], *bmmt__tun(&r, i));
 }
 
 /* The layout class validation derives for a case (the same for every

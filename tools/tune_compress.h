@@ -72,22 +72,22 @@ static inline int64_t bmmt__coord(const bmmt_point *p, int axis) {
 }
 
 /* The fixed order of configurations: strategy, then tunables ascending. */
+/* configurations: the strategy, then the tunables in bmm.h's list order */
 static inline int bmmt_config_cmp(const bmm_table_rule *a, const bmm_table_rule *b) {
-  int x[7], y[7], i;
-  x[0] = (int)a->strategy, x[1] = a->threads, x[2] = a->batch_per_block, x[3] = a->lanes;
-  x[4] = a->vec, x[5] = a->tile, x[6] = a->pad;
-  y[0] = (int)b->strategy, y[1] = b->threads, y[2] = b->batch_per_block, y[3] = b->lanes;
-  y[4] = b->vec, y[5] = b->tile, y[6] = b->pad;
-  for (i = 0; i < 7; ++i)
-    if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
+  if (a->strategy != b->strategy) return (int)a->strategy < (int)b->strategy ? -1 : 1;
+#define BMMT__CMP(name) \
+  if (a->name != b->name) return a->name < b->name ? -1 : 1;
+  BMM_TUNABLES(BMMT__CMP)
+#undef BMMT__CMP
   return 0;
 }
 
 static inline void bmmt_config_of(const bmm_table_rule *src, bmm_table_rule *cfg) {
   memset(cfg, 0, sizeof *cfg);
   cfg->strategy = src->strategy;
-  cfg->threads = src->threads, cfg->batch_per_block = src->batch_per_block;
-  cfg->lanes = src->lanes, cfg->vec = src->vec, cfg->tile = src->tile, cfg->pad = src->pad;
+#define BMMT__COPY(name) cfg->name = src->name;
+  BMM_TUNABLES(BMMT__COPY)
+#undef BMMT__COPY
 }
 
 static inline int bmmt_time_ok(double t) { return t > 0 && t < HUGE_VAL; }
@@ -698,7 +698,7 @@ static inline size_t bmmt_format_header(const bmm_table_rule *rules, int n, cons
              r->batch_per_block, r->lanes, r->vec, r->tile, r->pad);
     for (c = r->note; *c; ++c)
       bmm__put(&b, *c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
-    bmm__put(&b, "\", \"%s\"},\n", r->kernel); /* kernel names are [a-z0-9_] */
+    bmm__put(&b, "\", \"%s\", %d},\n", r->kernel, r->streams); /* kernels: [a-z0-9_] */
   }
   bmm__put(&b, "};\n#endif\n/* clang-format on */\n");
   return b.used;

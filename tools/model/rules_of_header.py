@@ -9,7 +9,7 @@ import sys
 
 FIELDS = ["dtypes", "layouts", "m_min", "m_max", "n_min", "n_max", "k_min", "k_max",
           "batch_min", "batch_max", "strategy", "threads", "batch_per_block", "lanes", "vec",
-          "tile", "pad", "note", "kernel"]
+          "tile", "pad", "note", "kernel", "streams"]
 
 notes = []
 if len(sys.argv) > 2:
