@@ -136,15 +136,20 @@ BMM__INLINE void bmm__ntstore_f64(double *p, double x) { *p = x; }
    movnti would split into lanes), and only where k <= 256: cpu_blocked adds
    later K blocks into C, and longer sums make C's share of the traffic small. */
 #define BMM__CPU_STREAM_MAX_K 256
-static int bmm__cpu_stream_c(const bmm_plan *pl) {
+/* Does the call move at least BMM_CPU_STREAM_BYTES (its operands would not
+   stay in the caches)? */
+static int bmm__cpu_big(const bmm_plan *pl) {
   const double elems =
       (double)pl->batch * ((double)pl->m * (double)pl->k + (double)pl->k * (double)pl->n +
                            (double)pl->m * (double)pl->n);
+  return BMM_CPU_STREAM_BYTES >= 0 &&
+         elems * (double)bmm_dtype_size(pl->dtype) >= (double)BMM_CPU_STREAM_BYTES;
+}
+static int bmm__cpu_stream_c(const bmm_plan *pl) {
   /* complex kernels store (re, im) pairs with plain stores (not measured yet) */
   return BMM__CPU_NT && pl->use_ab && !pl->read_c && pl->strategy != BMM_CPU_REF &&
          !bmm_dtype_is_complex(pl->dtype) && pl->strategy != BMM_CPU_BATCH_SIMD &&
-         pl->k <= BMM__CPU_STREAM_MAX_K && BMM_CPU_STREAM_BYTES >= 0 &&
-         elems * (double)bmm_dtype_size(pl->dtype) >= (double)BMM_CPU_STREAM_BYTES;
+         pl->k <= BMM__CPU_STREAM_MAX_K && bmm__cpu_big(pl);
 }
 
 /* ---- half <-> f32, n elements at a time ------------------------------------
@@ -612,6 +617,7 @@ typedef struct bmm__cpu_choice {
                       units are then chunks */
   int fused;       /* a converted dtype read by `kernel` itself (bmm__cpu_fused) */
   int streams;     /* interleaved runs of entries per thread (BMM__CPU_STREAM_AT) */
+  int prefetch;    /* cpu_blocked asks for the next entry's A and B (out of cache) */
 } bmm__cpu_choice;
 
 /* Work on units [u0, u1) (batch entries, or batch chunks). */
@@ -916,6 +922,7 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   c.pin = NULL;
   c.chunk = 0;
   c.fused = 0;
+  c.prefetch = 0;
   c.streams = pl->rule.streams > 0 ? pl->rule.streams : BMM_CPU_STREAMS;
   if (pl->strategy == BMM_CPU_REF) {
 
@@ -971,6 +978,9 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
     if (!c.pin) c.kernel = kid, c.why = "pinned by the rule's kernel=";
   }
   c.threads = pl->strategy == BMM_CPU_REF ? 1 : bmm__cpu_threads(pl, c.units);
+  /* in cache the prefetches are instructions for nothing (6% of 32^3 f32) */
+  c.prefetch = c.kernel == BMM__CPU_K_blocked && bmm__cpu_big(pl) &&
+               bmm__cpu_blk_in_place(pl, sz) && c.units == pl->batch;
   return c;
 }
 
@@ -1117,6 +1127,11 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
              "; %s read by the kernel (%s, 4 at a time into f32 lanes), sums in f32, C rounded "
              "once on store",
              bmm_dtype_name(pl->dtype), pl->dtype == BMM_F16 ? "F16C" : "SSE2 shift");
+    used = strlen(buf);
+  }
+  if (ch.prefetch && used < len) {
+    snprintf(buf + used, len - used,
+             "; the next entry's A and B prefetched (the call moves >= BMM_CPU_STREAM_BYTES)");
     used = strlen(buf);
   }
   if (ch.stream && used < len)
@@ -2402,8 +2417,28 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
       continue;
     }
     if (in_place) {
-      for (ir = i0; ir < i1; ir += MR) {
+      /* The next entry's A and B (their spans, where packed) asked for now,
+         a part per row block: with 4 KiB pages an entry of 32^3 f32 is a
+         page per operand, where the hardware prefetchers stop. 1.2-1.65x
+         at 24^3..96^3 out of cache, same bits (bench/notes/cpu.md, "blocked
+         prefetch"); 2 or 4 entries ahead gained nothing more. */
+      const char *an = NULL, *bn = NULL;
+      int64_t na = 0, nb = 0, pa = 0, pb = 0, blk = 0;
+      const int64_t nblk = bmm__ceil_div(i1 - i0, MR);
+      if (ch->prefetch && u + 1 < u1) {
+        const BMM__T *A1, *B1;
+        BMM__T *C1;
+        BMM__FN(ptrs)(pl, bi + 1, &A1, &B1, &C1);
+        an = (const char *)A1, bn = (const char *)B1;
+        na = acs == 1 && ars == k ? m * k * sz : 0;
+        nb = B1 != B && brs == n ? k * n * sz : 0; /* a shared B stays in cache */
+      }
+      for (ir = i0; ir < i1; ir += MR, ++blk) {
         const int64_t h = i1 - ir < (int64_t)MR ? i1 - ir : (int64_t)MR;
+        for (; pa < na * (blk + 1) / nblk; pa += 64)
+          __builtin_prefetch(an + pa);
+        for (; pb < nb * (blk + 1) / nblk; pb += 64)
+          __builtin_prefetch(bn + pb);
         for (jr = 0; jr + NR <= n; jr += NR) {
           BMM__FN(tiles)[h - 1][1](k, A + ir * ars, ars, acs, B + jr, brs, NR, out);
           BMM__FN(blk_store)(pl, C + ir * crs + jr * ccs, crs, ccs, out, h, NR, jr, nt);

@@ -2401,6 +2401,44 @@ static void test_streams(void) {
   bmm_set_table(BMM_BACKEND_CPU, NULL, 0);
 }
 
+/* cpu_blocked's next-entry prefetch: chosen only for calls past
+   BMM_CPU_STREAM_BYTES with B read in place, said by explain, and the
+   result of such a call right (sampled against the reference). */
+static void test_blocked_prefetch(void) {
+  static const int64_t shapes[][4] = {{3000, 32, 32, 32}, {200, 64, 64, 64}, {2, 32, 32, 32}};
+  int s, dt;
+  char why[1024];
+  for (s = 0; s < 3; ++s)
+    for (dt = 0; dt < 2; ++dt) {
+      bmmx_case c;
+      bmmx_sizes_t z;
+      bmm_problem p;
+      uint64_t seed = 3;
+      const bmm_dtype d = dt ? BMM_F64 : BMM_F32;
+      const size_t es = bmm_dtype_size(d);
+      void *a, *b, *cc;
+      int big, said;
+      memset(&c, 0, sizeof c);
+      c.dtype = d, c.layout = BMMX_ROWMAJOR, c.batch = shapes[s][0];
+      c.m = shapes[s][1], c.n = shapes[s][2], c.k = shapes[s][3];
+      z = bmmx_sizes(&c);
+      big = (double)(z.a + z.b + z.c) * (double)es >= (double)BMM_CPU_STREAM_BYTES;
+      a = malloc(es * (size_t)z.a), b = malloc(es * (size_t)z.b), cc = malloc(es * (size_t)z.c);
+      if (!a || !b || !cc) exit(2);
+      bmmx_fill(d, a, z.a, &seed), bmmx_fill(d, b, z.b, &seed), bmmx_fill(d, cc, z.c, &seed);
+      p = bmmx_problem(&c, a, b, cc, NULL);
+      p.strategy = BMM_CPU_BLOCKED;
+      CHECK(bmm_explain(&p, BMM_BACKEND_CPU, why, sizeof why) == BMM_OK, "%s", bmm_last_error());
+      said = contains(why, "next entry's A and B prefetched");
+      CHECK(said == big, "%s %lld^3 batch %lld (%s cache size): explain `%s`", bmm_dtype_name(d),
+            (long long)c.m, (long long)c.batch, big ? "past" : "within", why);
+      CHECK(bmm_cpu(&p) == BMM_OK, "%s", bmm_last_error());
+      CHECK(bmmx_check(&p, cc, 17) <= 1.0, "%s %lld^3 batch %lld: wrong result", bmm_dtype_name(d),
+            (long long)c.m, (long long)c.batch);
+      free(a), free(b), free(cc);
+    }
+}
+
 /* ---- same bits for 1 and 2 threads ------------------------------------------ */
 
 /* Strategy i of cpu_strategies (-1: AUTO) into *st and its description into
@@ -3113,6 +3151,7 @@ static void test_regress_unsupported_names(void) {
   X(kernel_pin)                 \
   X(kernel_pin_text)            \
   X(streams)                    \
+  X(blocked_prefetch)           \
   X(cublas_claim_conj)          \
   X(staged_claims_packed)       \
   X(epilogue_same_bits)         \
