@@ -1841,28 +1841,27 @@ BMM__INLINE void BMM__FN(small_dot_entry)(const bmm_plan *pl, int nt, int64_t bi
   const BMM__T *BMM__RESTRICT A = (const BMM__T *)pl->a.ptr + bi * pl->a.batch_stride[0];
   const BMM__T *BMM__RESTRICT B = (const BMM__T *)pl->b.ptr + bi * pl->b.batch_stride[0];
   BMM__T *BMM__RESTRICT C = (BMM__T *)pl->c.ptr + bi * pl->c.batch_stride[0];
-  BMM__V16 s[4];
+  BMM__V16 s[4], s1[4];
   BMM__T t[4], acc[4];
   int64_t i, l;
-  for (i = 0; i < 4; ++i) {
-    BMM__V16 s0 = {0}, s1 = {0};
-    t[i] = 0;
-    if (i < M) {
-      const BMM__T *BMM__RESTRICT ar = A + i * K;
-      for (l = 0; l + 2 * V <= K; l += 2 * V) {
-        s0 += BMM__V16LOAD(ar + l) * BMM__V16LOAD(B + l);
-        s1 += BMM__V16LOAD(ar + l + V) * BMM__V16LOAD(B + l + V);
-      }
-      if (K - l >= V) {
-        s0 += BMM__V16LOAD(ar + l) * BMM__V16LOAD(B + l);
-        l += V;
-      }
-      for (; l < K; ++l)
-        t[i] = BMM__FMA(ar[l], B[l], t[i]);
-      if (K >= 2 * V) s0 += s1;
+  /* the rows side by side in each step of l (one loop, B's vectors loaded
+     once), each row's sums in the same order as row by row */
+  BMM__UNROLL for (i = 0; i < 4; ++i) s[i] = s1[i] = (BMM__V16){0}, t[i] = 0;
+  for (l = 0; l + 2 * V <= K; l += 2 * V) {
+    const BMM__V16 b0 = BMM__V16LOAD(B + l), b1 = BMM__V16LOAD(B + l + V);
+    BMM__UNROLL for (i = 0; i < M; ++i) {
+      s[i] += BMM__V16LOAD(A + i * K + l) * b0;
+      s1[i] += BMM__V16LOAD(A + i * K + l + V) * b1;
     }
-    s[i] = s0;
   }
+  if (K - l >= V) {
+    const BMM__V16 b0 = BMM__V16LOAD(B + l);
+    BMM__UNROLL for (i = 0; i < M; ++i) s[i] += BMM__V16LOAD(A + i * K + l) * b0;
+    l += V;
+  }
+  for (; l < K; ++l)
+    BMM__UNROLL for (i = 0; i < M; ++i) t[i] = BMM__FMA(A[i * K + l], B[l], t[i]);
+  if (K >= 2 * V) BMM__UNROLL for (i = 0; i < M; ++i) s[i] += s1[i];
   BMM__CAT(bmm__hsum_, BMM__N)(s, acc);
   for (i = 0; i < M; ++i)
     acc[i] += t[i];
