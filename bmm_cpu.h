@@ -1560,34 +1560,39 @@ BMM__INLINE void BMM__FN(small_dot_entry)(const bmm_plan *pl, int64_t bi, const 
   const BMM__T *BMM__RESTRICT A = (const BMM__T *)pl->a.ptr + bi * pl->a.batch_stride[0];
   const BMM__T *BMM__RESTRICT B = (const BMM__T *)pl->b.ptr + bi * pl->b.batch_stride[0];
   BMM__T *BMM__RESTRICT C = (BMM__T *)pl->c.ptr + bi * pl->c.batch_stride[0];
-  bmm__v16_f32 s[4], p[4], tv = {0}, av, rv = {bias, bias, bias, bias};
+  bmm__v16_f32 s[4], s1[4], p[4], tv = {0}, av, rv = {bias, bias, bias, bias};
   float acc[4];
   int64_t i, l;
-  for (i = 0; i < 4; ++i) {
-    bmm__v16_f32 s0 = {0}, s1 = {0}, pz = {0};
-    float t = 0;
-    p[i] = pz;
-    if (i < M) {
-      const BMM__T *BMM__RESTRICT ar = A + i * K;
-      for (l = 0; l + 2 * V <= K; l += 2 * V) {
-        s0 += BMM__FN(load4)(ar + l) * BMM__FN(load4)(B + l);
-        s1 += BMM__FN(load4)(ar + l + V) * BMM__FN(load4)(B + l + V);
-      }
-      if (K - l >= V) {
-        s0 += BMM__FN(load4)(ar + l) * BMM__FN(load4)(B + l);
-        l += V;
-      }
-      if (K >= V) {
-        if (K % V) p[i] = BMM__FN(load4)(ar + K - V) * BMM__FN(load4)(B + K - V);
-      } else {
-        for (; l < K; ++l)
-          t = BMM__FMA_f32(BMM__LOAD1(ar[l]), BMM__LOAD1(B[l]), t);
-        tv[i] = t;
-      }
-      if (K >= 2 * V) s0 += s1;
+  /* the rows side by side in each step of l, as the f32 kernel (B's halves
+     widened once a step); each row's sums in the f32 kernel's order */
+  BMM__UNROLL for (i = 0; i < 4; ++i) s[i] = s1[i] = p[i] = (bmm__v16_f32){0};
+  for (l = 0; l + 2 * V <= K; l += 2 * V) {
+    const bmm__v16_f32 b0 = BMM__FN(load4)(B + l), b1 = BMM__FN(load4)(B + l + V);
+    BMM__UNROLL for (i = 0; i < M; ++i) {
+      s[i] += BMM__FN(load4)(A + i * K + l) * b0;
+      s1[i] += BMM__FN(load4)(A + i * K + l + V) * b1;
     }
-    s[i] = s0;
   }
+  if (K - l >= V) {
+    const bmm__v16_f32 b0 = BMM__FN(load4)(B + l);
+    BMM__UNROLL for (i = 0; i < M; ++i) s[i] += BMM__FN(load4)(A + i * K + l) * b0;
+    l += V;
+  }
+  if (K >= V) {
+    if (K % V) {
+      const bmm__v16_f32 bt = BMM__FN(load4)(B + K - V);
+      BMM__UNROLL for (i = 0; i < M; ++i) p[i] = BMM__FN(load4)(A + i * K + K - V) * bt;
+    }
+  } else {
+    BMM__UNROLL for (i = 0; i < M; ++i) {
+      float t = 0;
+      int64_t j;
+      for (j = l; j < K; ++j)
+        t = BMM__FMA_f32(BMM__LOAD1(A[i * K + j]), BMM__LOAD1(B[j]), t);
+      tv[i] = t;
+    }
+  }
+  if (K >= 2 * V) BMM__UNROLL for (i = 0; i < M; ++i) s[i] += s1[i];
   if (K >= V && K % V) tv = BMM__FN(tail_sums)(p, (int)(K % V));
   bmm__hsum_f32(s, acc);
   av[0] = acc[0], av[1] = acc[1], av[2] = acc[2], av[3] = acc[3];
