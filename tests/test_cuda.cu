@@ -17,7 +17,8 @@
 #include "bmm_cuda.cuh"
 static const bmm_table_rule test_override_sm90[] = {
     {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, BMM_CUDA_WARP, 0, 0, 8, 0, 0, 0, "test override", "", 0},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, BMM_CUDA_LOOP, 0, 0, 0, 0, 0, 0, "test override catch-all", "", 0},
+    {0,  0, 0, 0, 0, 0, 0, 0, 0, 0, BMM_CUDA_LOOP, 0, 0, 0, 0, 0, 0, "test override catch-all",
+     "", 0},
 };
 #define BMM_CUDA_TABLE_SM90 test_override_sm90
 #define BMM_FORCE_CUDA_STRATEGY BMM_CUDA_TILED
