@@ -374,10 +374,10 @@ typedef struct bmm_table_rule {
   int streams;
 } bmm_table_rule;
 
-/* The integer tunables of a rule, in the order the table text prints them:
-   one list for the text format, explain, validation and the tuner. */
 /* the most interleaved batch runs a CPU rule may ask for (streams=) */
 #define BMM_MAX_STREAMS 16
+/* The integer tunables of a rule, in the order the table text prints them:
+   one list for the text format, explain, validation and the tuner. */
 #define BMM_TUNABLES(X) X(threads) X(batch_per_block) X(lanes) X(vec) X(tile) X(pad) X(streams)
 #define BMM__TUNABLE_ONE(name) +1
 enum { BMM_TUNABLE_COUNT = 0 BMM_TUNABLES(BMM__TUNABLE_ONE) };
