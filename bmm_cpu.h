@@ -465,10 +465,10 @@ BMM__INLINE void bmm__hsum_f64(const bmm__v16_f64 *s, double *r) {
 /* The other k < 16 of 3 x 1 (dot only): the run-time-k kernel spends short
    rows in its scalar tail and branches (bench/notes/cpu.md, "short k"). */
 #define BMM__CPU_SHORT_KS(X)                                                                      \
-  X(dot, 3, 1, 1, 3x1_k1) X(dot, 3, 1, 2, 3x1_k2) X(dot, 3, 1, 3, 3x1_k3) X(dot, 3, 1, 4, 3x1_k4)                         \
-  X(dot, 3, 1, 6, 3x1_k6) X(dot, 3, 1, 7, 3x1_k7) X(dot, 3, 1, 8, 3x1_k8)                         \
-  X(dot, 3, 1, 9, 3x1_k9) X(dot, 3, 1, 11, 3x1_k11) X(dot, 3, 1, 12, 3x1_k12)                     \
-  X(dot, 3, 1, 13, 3x1_k13) X(dot, 3, 1, 14, 3x1_k14)
+  X(dot, 3, 1, 1, 3x1_k1) X(dot, 3, 1, 2, 3x1_k2) X(dot, 3, 1, 3, 3x1_k3)                         \
+  X(dot, 3, 1, 4, 3x1_k4) X(dot, 3, 1, 6, 3x1_k6) X(dot, 3, 1, 7, 3x1_k7)                         \
+  X(dot, 3, 1, 8, 3x1_k8) X(dot, 3, 1, 9, 3x1_k9) X(dot, 3, 1, 11, 3x1_k11)                       \
+  X(dot, 3, 1, 12, 3x1_k12) X(dot, 3, 1, 13, 3x1_k13) X(dot, 3, 1, 14, 3x1_k14)
 #define BMM__CPU_SMALL_SHAPES(X)                                                                  \
   BMM__CPU_SEED_KS(X, dot) BMM__CPU_SHORT_KS(X)                                                   \
   X(dot, 1, 1, 0, 1x1_kany) X(dot, 2, 1, 0, 2x1_kany) X(dot, 3, 1, 0, 3x1_kany)                   \

@@ -181,15 +181,13 @@ static int bmmt__list(const char *s, int allow_m, int64_t *out) {
   return n;
 }
 
-/* the tunables by bmm.h's list (BMM_TUNABLES): index, field, name */
+/* a tunable's index in bmm.h's list (BMM_TUNABLES), -1 if none */
 static int bmmt__tunable_index(const char *key) {
   int i;
   for (i = 0; i < BMM_TUNABLE_COUNT; ++i)
     if (strcmp(key, bmm__tunable_names[i]) == 0) return i;
   return -1;
 }
-
-static int *bmmt__tun(bmm_table_rule *r, int i) { return bmm__tunable(r, i); }
 
 static int bmmt__add_cfg(bmmt_grid *g, const bmm_table_rule *c) {
   if (bmmt_find_config(g->cfg, g->ncfg, c) >= 0) return 0;
@@ -297,7 +295,7 @@ static int bmmt_grid_load(const char *path, bmm_backend be, bmmt_grid *g) {
       }
       for (;;) {
         for (i = 0; i < nk; ++i)
-          *bmmt__tun(&c, key[i]) = (int)vals[i][idx[i]];
+          *bmm__tunable(&c, key[i]) = (int)vals[i][idx[i]];
         if (bmmt__add_cfg(g, &c) < 0)
           return fclose(f), bmmt__fail_line(path, ln, "fewer configurations", line);
         for (i = 0; i < nk && ++idx[i] == nv[i]; ++i)
@@ -561,8 +559,9 @@ static void bmmt__cfg_name(const bmm_table_rule *c, char *out, size_t len) {
   size_t n = (size_t)snprintf(out, len, "%s", bmm_strategy_name(c->strategy));
   int i;
   for (i = 0; i < BMM_TUNABLE_COUNT && n < len; ++i)
-    if (*bmmt__tun(&r, i))
-      n += (size_t)snprintf(out + n, len - n, " %s=%d", bmm__tunable_names[i], *bmmt__tun(&r, i));
+    if (*bmm__tunable(&r, i))
+      n +=
+          (size_t)snprintf(out + n, len - n, " %s=%d", bmm__tunable_names[i], *bmm__tunable(&r, i));
 }
 
 /* The layout class validation derives for a case (the same for every

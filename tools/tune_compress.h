@@ -71,8 +71,8 @@ static inline int64_t bmmt__coord(const bmmt_point *p, int axis) {
   return axis == 0 ? p->m : axis == 1 ? p->n : axis == 2 ? p->k : p->batch;
 }
 
-/* The fixed order of configurations: strategy, then tunables ascending. */
-/* configurations: the strategy, then the tunables in bmm.h's list order */
+/* The fixed order of configurations: strategy, then the tunables ascending
+   (in BMM_TUNABLES' order). */
 static inline int bmmt_config_cmp(const bmm_table_rule *a, const bmm_table_rule *b) {
   if (a->strategy != b->strategy) return (int)a->strategy < (int)b->strategy ? -1 : 1;
 #define BMMT__CMP(name) \
