@@ -2186,10 +2186,32 @@ BMM__CPU_COL_SHAPES(BMM__COL_DEF)
    its rows' sums over the KC blocks and applies the epilogue once, at the last
    block (BMM__FN(blocked)).
    Tile: sums over l < k of a[i*ars + l*acs] * b[l*brs + j] for i < R, j < w
-   (w <= NV vectors), written to out[i * 2 vectors + j]. */
+   (w <= NV vectors), written to out[i * 2 vectors + j], or, where d is not
+   NULL, through the epilogue straight to C (d: w is the whole tile, C's rows
+   contiguous). The direct store skips out's round trip: 16 vector stores and
+   loads per 8-row tile were a fifth of a 32^3 entry in cache
+   (bench/notes/cpu.md, "blocked tile: the epilogue from registers"). */
+typedef struct BMM__FN(blk_dst) {
+  const bmm_plan *pl;
+  BMM__T *c;   /* C of the tile's first row and column */
+  int64_t crs; /* C's row stride (its columns contiguous) */
+  int64_t j0;  /* the tile's first column (the bias's) */
+  int nt;      /* stream the stores: every row aligned to the vector */
+} BMM__FN(blk_dst);
+/* d (its pl and crs set) aimed at C's tile at cp, column j0 (nt: the call
+   streams C) */
+BMM__INLINE const BMM__FN(blk_dst) *
+    BMM__FN(blk_dst_at)(BMM__FN(blk_dst) * d, BMM__T *cp, int64_t j0, int nt) {
+  const uintptr_t rs = (uintptr_t)d->crs * sizeof(BMM__T);
+  d->c = cp, d->j0 = j0;
+  /* all rows aligned (streamed) or none: one test, not one per store (one
+     per store cost 16^3 f64 15% where none was aligned) */
+  d->nt = nt && ((uintptr_t)cp | rs) % BMM__CPU_VBYTES == 0;
+  return d;
+}
 typedef void (*BMM__FN(tile_fn))(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars, int64_t acs,
                                  const BMM__T *BMM__RESTRICT b, int64_t brs, int64_t w,
-                                 BMM__T *BMM__RESTRICT out);
+                                 BMM__T *BMM__RESTRICT out, const BMM__FN(blk_dst) * d);
 #if BMM__CPU_VEXT
 /* one row i of the tile: its A element times the B vectors (a row past R is
    dead code) */
@@ -2217,9 +2239,21 @@ typedef void (*BMM__FN(tile_fn))(int64_t k, const BMM__T *BMM__RESTRICT a, int64
       if (NV > 1) BMM__VSTORE(out + i * 2 * VL + VL, c##i##1); \
     }                                                          \
   } while (0)
+/* row i of the tile through the epilogue to C (the vectors blk_vstore would
+   have read back from out: the same arithmetic, the same bits) */
+#define BMM__BLK_EPI(i)                                                                        \
+  do {                                                                                         \
+    if (R > i) {                                                                               \
+      BMM__T *cr = d->c + i * d->crs;                                                          \
+      BMM__FN(vstore_c_v)(d->nt, cr, BMM__FN(vepilogue_v)(rc, al, be, cr, bs, c##i##0));       \
+      if (NV > 1) BMM__FN(vstore_c_v)                                                          \
+      (d->nt, cr + VL, BMM__FN(vepilogue_v)(rc, al, be, cr + VL, bs ? bs + VL : bs, c##i##1)); \
+    }                                                                                          \
+  } while (0)
 BMM__INLINE void BMM__FN(tile)(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars, int64_t acs,
                                const BMM__T *BMM__RESTRICT b, int64_t brs, int64_t w,
-                               BMM__T *BMM__RESTRICT out, const int R, const int NV) {
+                               BMM__T *BMM__RESTRICT out, const BMM__FN(blk_dst) * d, const int R,
+                               const int NV) {
   enum { VL = BMM__CPU_VBYTES / (int)sizeof(BMM__T) };
   BMM__VEC c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0}, c30 = {0}, c31 = {0};
   BMM__VEC c40 = {0}, c41 = {0}, c50 = {0}, c51 = {0}, c60 = {0}, c61 = {0}, c70 = {0}, c71 = {0};
@@ -2241,6 +2275,21 @@ BMM__INLINE void BMM__FN(tile)(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t
       BMM__BLK_ROWS();
     }
   }
+  if (d) {
+    const bmm_plan *pl = d->pl;
+    const BMM__T al = (BMM__T)pl->alpha, be = (BMM__T)pl->beta;
+    const BMM__T *bs = pl->bias ? (const BMM__T *)pl->bias + d->j0 : NULL;
+    const int rc = pl->read_c;
+    BMM__BLK_EPI(0);
+    BMM__BLK_EPI(1);
+    BMM__BLK_EPI(2);
+    BMM__BLK_EPI(3);
+    BMM__BLK_EPI(4);
+    BMM__BLK_EPI(5);
+    BMM__BLK_EPI(6);
+    BMM__BLK_EPI(7);
+    return;
+  }
   BMM__BLK_OUT(0);
   BMM__BLK_OUT(1);
   BMM__BLK_OUT(2);
@@ -2253,10 +2302,12 @@ BMM__INLINE void BMM__FN(tile)(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t
 #undef BMM__BLK_ROW
 #undef BMM__BLK_ROWS
 #undef BMM__BLK_OUT
+#undef BMM__BLK_EPI
 #else
 BMM__INLINE void BMM__FN(tile)(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars, int64_t acs,
                                const BMM__T *BMM__RESTRICT b, int64_t brs, int64_t w,
-                               BMM__T *BMM__RESTRICT out, const int R, const int NV) {
+                               BMM__T *BMM__RESTRICT out, const BMM__FN(blk_dst) * d, const int R,
+                               const int NV) {
   enum { VL = BMM__CPU_VBYTES / (int)sizeof(BMM__T) };
   BMM__T r[BMM__BLK_MR][2 * VL];
   int64_t i, j, l;
@@ -2271,21 +2322,26 @@ BMM__INLINE void BMM__FN(tile)(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t
         r[i][j] = BMM__FMA(s, b[l * brs + j], r[i][j]);
     }
   for (i = 0; i < R; ++i)
-    for (j = 0; j < w; ++j)
-      out[i * 2 * VL + j] = r[i][j];
+    if (d) /* blk_store's scalar path, as the vector build's is blk_vstore's */
+      BMM__FN(store)(d->pl, d->c + i * d->crs, 1, r[i], w, d->j0, 1, 0);
+    else
+      for (j = 0; j < w; ++j)
+        out[i * 2 * VL + j] = r[i][j];
 }
 #endif
 /* a tile kernel per rows R (1..MR) and vectors NV (1, 2) */
-#define BMM__BLK_TILE_DEF(R)                                                              \
-  static BMM__VEXT_ATTR void BMM__FN(tile_##R##x1)(                                       \
-      int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars, int64_t acs,                 \
-      const BMM__T *BMM__RESTRICT b, int64_t brs, int64_t w, BMM__T *BMM__RESTRICT out) { \
-    BMM__FN(tile)(k, a, ars, acs, b, brs, w, out, R, 1);                                  \
-  }                                                                                       \
-  static BMM__VEXT_ATTR void BMM__FN(tile_##R##x2)(                                       \
-      int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars, int64_t acs,                 \
-      const BMM__T *BMM__RESTRICT b, int64_t brs, int64_t w, BMM__T *BMM__RESTRICT out) { \
-    BMM__FN(tile)(k, a, ars, acs, b, brs, w, out, R, 2);                                  \
+#define BMM__BLK_TILE_DEF(R)                                                            \
+  static BMM__VEXT_ATTR void BMM__FN(tile_##R##x1)(                                     \
+      int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars, int64_t acs,               \
+      const BMM__T *BMM__RESTRICT b, int64_t brs, int64_t w, BMM__T *BMM__RESTRICT out, \
+      const BMM__FN(blk_dst) * d) {                                                     \
+    BMM__FN(tile)(k, a, ars, acs, b, brs, w, out, d, R, 1);                             \
+  }                                                                                     \
+  static BMM__VEXT_ATTR void BMM__FN(tile_##R##x2)(                                     \
+      int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars, int64_t acs,               \
+      const BMM__T *BMM__RESTRICT b, int64_t brs, int64_t w, BMM__T *BMM__RESTRICT out, \
+      const BMM__FN(blk_dst) * d) {                                                     \
+    BMM__FN(tile)(k, a, ars, acs, b, brs, w, out, d, R, 2);                             \
   }
 BMM__BLK_TILE_ROWS(BMM__BLK_TILE_DEF)
 #undef BMM__BLK_TILE_DEF
@@ -2298,34 +2354,38 @@ static const BMM__FN(tile_fn)
    full-width, unit-stride case is spelled out in vectors (gcc unrolls the
    constant-count loop of the scalar store into scalar stores there), in a
    function of its own (the epilogue's vector code once, not in every
-   caller). */
+   caller). Not inlined: inlined, gcc hoisted some 30 addresses of its scalar
+   loop out of the caller's row-block loop and spilled them, every block,
+   which cost the in-place 32^3 f32 path 12% (bench/notes/cpu.md, "blocked
+   tile: the epilogue from registers"). */
 #if BMM__CPU_VEXT
-static BMM__VEXT_ATTR void BMM__FN(blk_vstore)(const bmm_plan *pl, BMM__T *cp, int64_t crs,
-                                               const BMM__T *out, int64_t h, int64_t j0, int nt) {
+static BMM__VEXT_ATTR void BMM__FN(blk_vstore)(const BMM__FN(blk_dst) * d, const BMM__T *out,
+                                               int64_t h) {
   enum { VL = BMM__CPU_VBYTES / (int)sizeof(BMM__T) };
+  const bmm_plan *pl = d->pl;
   const BMM__T al = (BMM__T)pl->alpha, be = (BMM__T)pl->beta, *bias = (const BMM__T *)pl->bias;
   const int rc = pl->read_c;
   int64_t i, v;
-  /* all rows aligned (streamed) or none: one test, not one per store (one
-     per store cost 16^3 f64 15% where none was aligned) */
-  nt = nt && ((uintptr_t)cp | (uintptr_t)crs * sizeof(BMM__T)) % BMM__CPU_VBYTES == 0;
   for (i = 0; i < h; ++i)
     for (v = 0; v < 2; ++v) {
-      BMM__T *c = cp + i * crs + v * VL;
-      const BMM__T *bs = bias ? bias + j0 + v * VL : NULL;
+      BMM__T *c = d->c + i * d->crs + v * VL;
+      const BMM__T *bs = bias ? bias + d->j0 + v * VL : NULL;
       const BMM__VEC r =
           BMM__FN(vepilogue_v)(rc, al, be, c, bs, BMM__VLOAD(out + (i * 2 + v) * VL));
-      BMM__FN(vstore_c_v)(nt, c, r);
+      BMM__FN(vstore_c_v)(d->nt, c, r);
     }
 }
 #endif
-BMM__INLINE void BMM__FN(blk_store)(const bmm_plan *pl, BMM__T *cp, int64_t crs, int64_t ccs,
-                                    const BMM__T *out, int64_t h, int64_t cnt, int64_t j0, int nt) {
+static BMM__VEXT_ATTR void BMM__FN(blk_store)(const bmm_plan *pl, BMM__T *cp, int64_t crs,
+                                              int64_t ccs, const BMM__T *out, int64_t h,
+                                              int64_t cnt, int64_t j0, int nt) {
   enum { NR = 2 * BMM__CPU_VBYTES / (int)sizeof(BMM__T) };
   int64_t i;
 #if BMM__CPU_VEXT
   if (ccs == 1 && cnt == NR) {
-    BMM__FN(blk_vstore)(pl, cp, crs, out, h, j0, nt);
+    BMM__FN(blk_dst) d;
+    d.pl = pl, d.crs = crs;
+    BMM__FN(blk_vstore)(BMM__FN(blk_dst_at)(&d, cp, j0, nt), out, h);
     return;
   }
 #endif
@@ -2397,6 +2457,7 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
   /* streamed C is written once: k <= BMM__CPU_STREAM_MAX_K is one KC block */
   const int nt = ch->stream;
   BMM__T out[BMM__BLK_MR * NR];
+  BMM__FN(blk_dst) dst;
   BMM__T *bp = NULL;
   int64_t u, bi, jc, pc, jr, ir, i, j, l, w;
   /* dot products where the packing scratch cannot be had (no allocation
@@ -2404,6 +2465,7 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
   const int dots =
       !in_place && !(bp = (BMM__T *)malloc(sizeof(BMM__T) * NC *
                                            (BMM__BLK_KC + (k > BMM__BLK_KC ? BMM__BLK_MH : 0))));
+  dst.pl = pl, dst.crs = crs;
   for (u = u0; u < u1; ++u) {
     const BMM__T *A, *B;
     BMM__T *C;
@@ -2444,8 +2506,15 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
         for (; pb < nb * (blk + 1) / nblk; pb += 64)
           __builtin_prefetch(bn + pb);
         for (jr = 0; jr + NR <= n; jr += NR) {
-          BMM__FN(tiles)[h - 1][1](k, A + ir * ars, ars, acs, B + jr, brs, NR, out);
-          BMM__FN(blk_store)(pl, C + ir * crs + jr * ccs, crs, ccs, out, h, NR, jr, nt);
+          BMM__T *ct = C + ir * crs + jr * ccs;
+          if (ccs == 1) {
+            BMM__FN(tiles)
+            [h - 1][1](k, A + ir * ars, ars, acs, B + jr, brs, NR, out,
+                       BMM__FN(blk_dst_at)(&dst, ct, jr, nt));
+            continue;
+          }
+          BMM__FN(tiles)[h - 1][1](k, A + ir * ars, ars, acs, B + jr, brs, NR, out, NULL);
+          BMM__FN(blk_store)(pl, ct, crs, ccs, out, h, NR, jr, nt);
         }
         for (; jr < n; jr += w) {
           /* a right edge narrower than the tile: a full tile ending at column n
@@ -2461,7 +2530,7 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
             js = n - VL, tw = VL;
           else
             tw = w;
-          BMM__FN(tiles)[h - 1][tw > VL](k, A + ir * ars, ars, acs, B + js, brs, tw, out);
+          BMM__FN(tiles)[h - 1][tw > VL](k, A + ir * ars, ars, acs, B + js, brs, tw, out, NULL);
           BMM__FN(blk_store)(pl, C + ir * crs + jr * ccs, crs, ccs, out + (jr - js), h, w, jr, nt);
         }
       }
@@ -2478,19 +2547,23 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
           for (jr = 0; jr < nc; jr += NR) {
             const int64_t wr = nc - jr < (int64_t)NR ? nc - jr : (int64_t)NR;
             /* the panel is zero-padded to NR: the tile's full-width path */
+            const int64_t tw = wr > VL ? NR : VL;
+            BMM__T *ct = C + ir * crs + (jc + jr) * ccs;
+            /* one KC block filling the tile: the epilogue from registers */
+            const int direct = k <= BMM__BLK_KC && wr == tw && ccs == 1;
             BMM__FN(tiles)
-            [h - 1][wr > VL](kc, at, ars, acs, bp + jr * kc, NR, wr > VL ? NR : VL, out);
+            [h - 1][wr > VL](kc, at, ars, acs, bp + jr * kc, NR, tw, out,
+                             direct ? BMM__FN(blk_dst_at)(&dst, ct, jc + jr, nt) : NULL);
+            if (direct) continue;
             if (k <= BMM__BLK_KC) { /* one KC block: the epilogue at once */
-              BMM__FN(blk_store)
-              (pl, C + ir * crs + (jc + jr) * ccs, crs, ccs, out, h, wr, jc + jr, nt);
+              BMM__FN(blk_store)(pl, ct, crs, ccs, out, h, wr, jc + jr, nt);
             } else { /* sum the KC blocks' parts; the last one applies the epilogue */
               BMM__T *acc =
                   bp + BMM__BLK_KC * NC + ((ir - i0) / MR * (NC / NR) + jr / NR) * MR * NR;
               for (l = 0; l < h * NR; ++l)
                 acc[l] = pc ? acc[l] + out[l] : out[l];
               if (pc + kc == k) {
-                BMM__FN(blk_store)
-                (pl, C + ir * crs + (jc + jr) * ccs, crs, ccs, acc, h, wr, jc + jr, nt);
+                BMM__FN(blk_store)(pl, ct, crs, ccs, acc, h, wr, jc + jr, nt);
               }
             }
           }
