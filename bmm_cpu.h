@@ -319,6 +319,16 @@ typedef double bmm__uvec_f64 __attribute__((vector_size(BMM__CPU_VBYTES), aligne
 /* 16-byte views for the dot and short-column kernels */
 typedef float bmm__v16_f32 __attribute__((vector_size(16), aligned(4), may_alias));
 typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alias));
+/* 32-byte views where the widest vectors are 64 bytes: cpu_small's rows of
+   8..15 f32 or 4..7 f64 (square8 f32 in 16-byte pieces ran 1.16x LIBXSMM's
+   time in cache on Zen 5; bench/notes/cpu.md, "cpu_small: 32-byte rows") */
+#if BMM__CPU_VBYTES == 64
+#define BMM__CPU_V32 1
+typedef float bmm__v32_f32 __attribute__((vector_size(32), aligned(4), may_alias));
+typedef double bmm__v32_f64 __attribute__((vector_size(32), aligned(8), may_alias));
+#else
+#define BMM__CPU_V32 0
+#endif
 #if defined(__clang__)
 #define BMM__VEXT_ATTR __attribute__((noinline))
 #else
@@ -339,6 +349,8 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
 #if BMM__CPU_VBYTES == 64
 #define BMM__VFMA_f32(a, x, r) BMM__X86FMA(_mm512, ps, __m512, bmm__vec_f32, a, x, r)
 #define BMM__VFMA_f64(a, x, r) BMM__X86FMA(_mm512, pd, __m512d, bmm__vec_f64, a, x, r)
+#define BMM__V32FMA_f32(a, x, r) BMM__X86FMA(_mm256, ps, __m256, bmm__v32_f32, a, x, r)
+#define BMM__V32FMA_f64(a, x, r) BMM__X86FMA(_mm256, pd, __m256d, bmm__v32_f64, a, x, r)
 #elif BMM__CPU_VBYTES == 32
 #define BMM__VFMA_f32(a, x, r) BMM__X86FMA(_mm256, ps, __m256, bmm__vec_f32, a, x, r)
 #define BMM__VFMA_f64(a, x, r) BMM__X86FMA(_mm256, pd, __m256d, bmm__vec_f64, a, x, r)
@@ -355,11 +367,15 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
   } while (0)
 #define BMM__V16FMA_f32(a, x, r) BMM__LANE_FMA(f32, a, x, r)
 #define BMM__V16FMA_f64(a, x, r) BMM__LANE_FMA(f64, a, x, r)
+#define BMM__V32FMA_f32(a, x, r) BMM__LANE_FMA(f32, a, x, r)
+#define BMM__V32FMA_f64(a, x, r) BMM__LANE_FMA(f64, a, x, r)
 #define BMM__VFMA_f32(a, x, r) BMM__LANE_FMA(f32, a, x, r)
 #define BMM__VFMA_f64(a, x, r) BMM__LANE_FMA(f64, a, x, r)
 #else
 #define BMM__V16FMA_f32(a, x, r) ((r) = (a) * (x) + (r))
 #define BMM__V16FMA_f64(a, x, r) ((r) = (a) * (x) + (r))
+#define BMM__V32FMA_f32(a, x, r) ((r) = (a) * (x) + (r))
+#define BMM__V32FMA_f64(a, x, r) ((r) = (a) * (x) + (r))
 #define BMM__VFMA_f32(a, x, r) ((r) = (a) * (x) + (r))
 #define BMM__VFMA_f64(a, x, r) ((r) = (a) * (x) + (r))
 #endif
@@ -368,6 +384,7 @@ typedef double bmm__v16_f64 __attribute__((vector_size(16), aligned(8), may_alia
 #define BMM__NTSTORE_V16(p, v) _mm_stream_si128((__m128i *)(void *)(p), (__m128i)(v))
 #if BMM__CPU_VBYTES == 64
 #define BMM__NTSTORE_V(p, v) _mm512_stream_si512((__m512i *)(void *)(p), (__m512i)(v))
+#define BMM__NTSTORE_V32(p, v) _mm256_stream_si256((__m256i *)(void *)(p), (__m256i)(v))
 #elif BMM__CPU_VBYTES == 32
 #define BMM__NTSTORE_V(p, v) _mm256_stream_si256((__m256i *)(void *)(p), (__m256i)(v))
 #else
@@ -1828,6 +1845,12 @@ BMM__DOT_FORM_DEF(dot_strided)
 #define BMM__V16STORE(p, v) (*(BMM__V16 *)(void *)(p) = (v))
 #define BMM__VFMA(a, x, r) BMM__CAT(BMM__VFMA_, BMM__N)(a, x, r)
 #define BMM__V16FMA(a, x, r) BMM__CAT(BMM__V16FMA_, BMM__N)(a, x, r)
+#if BMM__CPU_V32
+#define BMM__V32 BMM__CAT(bmm__v32_, BMM__N)
+#define BMM__V32LOAD(p) (*(const BMM__V32 *)(const void *)(p))
+#define BMM__V32STORE(p, v) (*(BMM__V32 *)(void *)(p) = (v))
+#define BMM__V32FMA(a, x, r) BMM__CAT(BMM__V32FMA_, BMM__N)(a, x, r)
+#endif
 
 #endif
 
@@ -1928,19 +1951,17 @@ BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *c
 
 /* axpy: C tile += column of A times row of B. With vector extensions, where a
    row of C is at least one vector (BMM__AXPY_VEC), the sums are named vectors
-   times a broadcast of A: the widest vectors that fit in a row, else 16-byte
-   ones. A row is NV vectors, the last one ending at column N (it overlaps the
-   one before where V does not divide N: those lanes are computed twice and
-   stored twice, the same value). The tile goes in blocks of at most 2 vectors
-   by as many rows as leave registers for the block's B vectors and a
-   broadcast (AVX2 f64 16x16: 6 blocks of 3 rows by 4 vectors spilled; 2 x 3
-   blocks of 6 x 2 do not). Elsewhere plain loops. Every element is the same
-   chain of FMAs over l either way, so widths and blocks change no bits
-   (bench/notes/cpu.md, "cpu_small axpy"). The loops carry BMM__UNROLL: gcc
-   -O2 unrolls none of them, leaves the sums in memory and ran 3^3..8^3 at 2-4x
-   the instructions of -O3. The epilogue's operands are arguments: the range
-   passes constants for the plain case (alpha 1, beta 0, no bias), so that
-   case has no test left per entry. */
+   times a broadcast of A: the widest vectors that fit in a row, else 32-byte
+   ones (where the widest are 64), else 16-byte ones. A row is NV vectors, the last one ending at
+   column N (it overlaps the one before where V does not divide N: those lanes are computed twice
+   and stored twice, the same value). The tile goes in blocks of at most 2 vectors by as many rows
+   as leave registers for the block's B vectors and a broadcast (AVX2 f64 16x16: 6 blocks of 3 rows
+   by 4 vectors spilled; 2 x 3 blocks of 6 x 2 do not). Elsewhere plain loops. Every element is the
+   same chain of FMAs over l either way, so widths and blocks change no bits (bench/notes/cpu.md,
+   "cpu_small axpy"). The loops carry BMM__UNROLL: gcc -O2 unrolls none of them, leaves the sums in
+   memory and ran 3^3..8^3 at 2-4x the instructions of -O3. The epilogue's operands are arguments:
+   the range passes constants for the plain case (alpha 1, beta 0, no bias), so that case has no
+   test left per entry. */
 #define BMM__AXPY_VEC(N, VB) ((N) >= (VB) / (int)sizeof(BMM__T))
 #if BMM__CPU_VEXT
 /* the column of vector j of NV in a row of N (V lanes each) */
@@ -1958,7 +1979,7 @@ BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *c
 #define BMM__AXPY_JN(b) (((b) + 1 < NB ? BMM__AXPY_J0((b) + 1) : NV) - BMM__AXPY_J0(b))
 /* the vector epilogue, C store and tile, once per width (the width section,
    near the end): BMM__W names it, v the widest vectors (BMM__CPU_VBYTES),
-   v16 16-byte ones */
+   v16 16-byte ones, v32 32-byte ones (only where the widest are 64) */
 #undef BMM__CPU_SECTION
 #define BMM__CPU_SECTION 3
 #define BMM__W v
@@ -1991,6 +2012,23 @@ BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *c
 #undef BMM__WFMA
 #undef BMM__WNT
 #undef BMM__WBYTES
+#if BMM__CPU_V32
+#define BMM__W v32
+#define BMM__WV BMM__V32
+#define BMM__WLOAD BMM__V32LOAD
+#define BMM__WSTORE BMM__V32STORE
+#define BMM__WFMA BMM__V32FMA
+#define BMM__WNT BMM__NTSTORE_V32
+#define BMM__WBYTES 32
+#include "bmm_cpu.h"
+#undef BMM__W
+#undef BMM__WV
+#undef BMM__WLOAD
+#undef BMM__WSTORE
+#undef BMM__WFMA
+#undef BMM__WNT
+#undef BMM__WBYTES
+#endif
 #undef BMM__CPU_SECTION
 #define BMM__CPU_SECTION 1
 #undef BMM__AXPY_BLOCKS
@@ -2028,6 +2066,12 @@ BMM__INLINE void BMM__FN(small_axpy_entry)(const BMM__T *BMM__RESTRICT A,
     BMM__FN(small_axpy_v)(A, B, C, al, be, bias, rc, nt, M, N, K);
     return;
   }
+#if BMM__CPU_V32
+  if (BMM__AXPY_VEC(N, 32)) {
+    BMM__FN(small_axpy_v32)(A, B, C, al, be, bias, rc, nt, M, N, K);
+    return;
+  }
+#endif
   if (BMM__AXPY_VEC(N, 16)) {
     BMM__FN(small_axpy_v16)(A, B, C, al, be, bias, rc, nt, M, N, K);
     return;
@@ -2658,12 +2702,19 @@ static const bmm__cpu_range_fn BMM__FN(kernels)[BMM__CPU_KERNEL_COUNT] = {
 #undef BMM__V16STORE
 #undef BMM__VFMA
 #undef BMM__V16FMA
+#if BMM__CPU_V32
+#undef BMM__V32
+#undef BMM__V32LOAD
+#undef BMM__V32STORE
+#undef BMM__V32FMA
+#endif
 #endif
 #endif /* BMM__CPU_HALF */
 
 #elif BMM__CPU_SECTION == 3 /* one vector width of a real dtype ----------------- \
-   Included twice by the real section (cpu_small's tiles), BMM__T and BMM__N      \
-   as there, with BMM__W the width's name (v: BMM__CPU_VBYTES, v16: 16 bytes),    \
+   Included per width by the real section (cpu_small's tiles), BMM__T and BMM__N  \
+   as there, with BMM__W the width's name (v: BMM__CPU_VBYTES, v16: 16 bytes,     \
+   v32: 32 bytes where BMM__CPU_VBYTES is 64),                                    \
    BMM__WV its vector type, BMM__WBYTES its size, BMM__WLOAD / BMM__WSTORE /      \
    BMM__WFMA / BMM__WNT its unaligned load, store, fused multiply-add and         \
    streamed store. BMM__WFN(base) names bmm__cpu_<base><W>_<name>. */
