@@ -145,11 +145,32 @@ static int bmm__cpu_big(const bmm_plan *pl) {
   return BMM_CPU_STREAM_BYTES >= 0 &&
          elems * (double)bmm_dtype_size(pl->dtype) >= (double)BMM_CPU_STREAM_BYTES;
 }
-static int bmm__cpu_stream_c(const bmm_plan *pl) {
+/* Can every vector store to C stream? A kernel streams a vector only where
+   its address allows (BMM__WFN(vstore_c_)) and stores it plainly elsewhere; a
+   line written partly by streamed and partly by plain stores ran 10-25x
+   slower than all plain (Zen 5: rows of 5 f64 = 40 bytes, 6 f32, 7, 9, 11;
+   bench/notes/cpu.md, "streaming stores on odd rows"). So rows that hold a
+   16-byte vector stream only where each starts on 16 bytes; narrower rows
+   are stored element by element, all streamed. */
+static int bmm__cpu_stream_rows_ok(const bmm_plan *pl) {
+  const int64_t es = (int64_t)bmm_dtype_size(pl->dtype);
+  int64_t bad = (int64_t)(uintptr_t)pl->c.ptr;
+  int d;
+  if (pl->n * es < 16) return 1;
+  if (pl->m > 1) bad |= pl->c.row_stride * es;
+  for (d = 0; d < pl->ndims; ++d)
+    bad |= pl->c.batch_stride[d] * es;
+  return bad % 16 == 0;
+}
+/* the call would stream C but for its rows (explain says so) */
+static int bmm__cpu_stream_but_rows(const bmm_plan *pl) {
   /* complex kernels store (re, im) pairs with plain stores (not measured yet) */
   return BMM__CPU_NT && pl->use_ab && !pl->read_c && pl->strategy != BMM_CPU_REF &&
          !bmm_dtype_is_complex(pl->dtype) && pl->strategy != BMM_CPU_BATCH_SIMD &&
          pl->k <= BMM__CPU_STREAM_MAX_K && bmm__cpu_big(pl);
+}
+static int bmm__cpu_stream_c(const bmm_plan *pl) {
+  return bmm__cpu_stream_but_rows(pl) && bmm__cpu_stream_rows_ok(pl);
 }
 
 /* ---- half <-> f32, n elements at a time ------------------------------------
@@ -1156,6 +1177,10 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
              "; C streamed (non-temporal stores: beta = 0 and the call moves >= "
              "BMM_CPU_STREAM_BYTES = %.0f)",
              (double)BMM_CPU_STREAM_BYTES);
+  else if (bmm__cpu_stream_but_rows(pl) && !bmm__cpu_stream_rows_ok(pl) && used < len)
+    snprintf(buf + used, len - used,
+             "; C not streamed: its rows do not start on 16 bytes (streamed and plain "
+             "stores would share lines)");
 }
 
 /* The CPU default table: first match wins. Measured on the 2-vCPU AMD EPYC

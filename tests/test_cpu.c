@@ -2086,6 +2086,34 @@ static void test_explain(void) {
           }
     free(a), free(b), free(c);
   }
+  /* ... and only where every row of C that holds a 16-byte vector starts on
+     16 bytes: n x n x n squares, n = 2..11, f32 and f64, C at its pointer
+     (malloc: 16-byte aligned) and one element past it */
+  {
+    void *a = malloc((size_t)400000 * 121 * 8), *b = malloc((size_t)400000 * 121 * 8);
+    void *c = malloc((size_t)400000 * 121 * 8 + 8);
+    int n, d, off;
+    for (n = 2; n <= 11 && a && b && c; ++n)
+      for (d = 0; d < 2; ++d)
+        for (off = 0; off < 2; ++off) {
+          const bmm_dtype dt = d ? BMM_F64 : BMM_F32;
+          const int64_t es = d ? 8 : 4, rb = n * es;
+          bmm_problem p =
+              bmm_problem_rowmajor(dt, 400000, n, n, n, a, b, (char *)c + off * (size_t)es);
+          const double bytes = 400000.0 * 3 * n * n * (double)es;
+          const int big =
+              BMM__CPU_NT && BMM_CPU_STREAM_BYTES >= 0 && bytes >= (double)BMM_CPU_STREAM_BYTES;
+          const int rows_ok = rb < 16 || (rb % 16 == 0 && (off * es) % 16 == 0);
+          snprintf(ctx, sizeof ctx, "explain streaming %s %dx%dx%d C+%d", bmm_dtype_name(dt), n, n,
+                   n, off);
+          EXPECT(bmm_explain(&p, BMM_BACKEND_CPU, why, sizeof why), BMM_OK, NULL, ctx);
+          CHECK(contains(why, "C streamed") == (big && rows_ok) &&
+                    contains(why, "C not streamed: its rows") == (big && !rows_ok),
+                "%s: `%s` (want streamed: %d, refused for its rows: %d)", ctx, why, big && rows_ok,
+                big && !rows_ok);
+        }
+    free(a), free(b), free(c);
+  }
   /* a short buffer is cut and terminated */
   {
     char small[20];
