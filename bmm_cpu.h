@@ -597,7 +597,8 @@ static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz) {
 #define BMM__CPU_KERNELS(XANY, X, XCOL, XSMALL, XC)                                                \
   XANY(scale) XANY(ref) X(dot_rows) X(dot_cols) X(dot_contig) X(dot_strided)                       \
   BMM__CPU_COL_SHAPES(XCOL) BMM__CPU_SMALL_SHAPES(XSMALL) X(blocked) X(batch_simd)                 \
-  XC(c_dot) XC(c_rows) XC(c_small_2x2x2) XC(c_small_3x3x3) XC(c_small_4x4x4) XC(c_batch)
+  XC(c_dot) XC(c_rows) XC(c_small_2x2x2) XC(c_small_3x3x3) XC(c_small_4x4x4) XC(c_small_5x5x5) XC(c_small_6x6x6) XC(c_small_7x7x7) \
+  XC(c_small_8x8x8) XC(c_batch)
 // clang-format on
 #define BMM__CPU_KID(NAME) BMM__CPU_K_##NAME,
 #define BMM__CPU_KID_COL(FORM, M, N, K, SUFFIX) BMM__CPU_K_dot_col_##SUFFIX,
@@ -820,19 +821,27 @@ static const char *bmm__cpu_pin_misfit(const bmm_plan *pl, int kid) {
 }
 
 /* Complex dtypes: their own kernels (the section for complex below), the
-   same units and threads as the real ones. cpu_small: the fixed 2x2x2, 3x3x3
-   and 4x4x4 kernels (SU(2)/SU(3) link products, spinor and transfer
-   matrices); cpu_blocked has no complex tiles yet and runs the row kernel. */
+   same units and threads as the real ones. cpu_small: fixed-size square
+   kernels, M = 2..8 (BMM__CPU_CSMALL_SIZES: SU(2)/SU(3) link products, spinor
+   and transfer matrices; 5..8 ran 1.2-3.8x faster than the row kernel);
+   cpu_blocked has no complex tiles yet and runs the row kernel. */
+#define BMM__CPU_CSMALL_SIZES(X) X(2) X(3) X(4) X(5) X(6) X(7) X(8)
 static void bmm__cpu_pick_complex(const bmm_plan *pl, bmm__cpu_choice *c) {
   const int64_t m = pl->m, n = pl->n, k = pl->k;
   const int rows = pl->b.col_stride == 1 && n >= 4;
   c->kernel = rows ? BMM__CPU_K_c_rows : BMM__CPU_K_c_dot;
   c->why = rows ? "B rows contiguous, n >= 4: C row += a * B row (complex)"
                 : "complex dot products, any strides";
-  if (pl->strategy == BMM_CPU_SMALL && m == n && n == k && m >= 2 && m <= 4) {
-    c->kernel = m == 2   ? BMM__CPU_K_c_small_2x2x2
-                : m == 3 ? BMM__CPU_K_c_small_3x3x3
-                         : BMM__CPU_K_c_small_4x4x4;
+  int small = -1;
+  if (pl->strategy == BMM_CPU_SMALL && m == n && n == k) switch (m) {
+#define BMM__CSMALL_CASE(M) \
+  case M: small = BMM__CPU_K_c_small_##M##x##M##x##M; break;
+      BMM__CPU_CSMALL_SIZES(BMM__CSMALL_CASE)
+#undef BMM__CSMALL_CASE
+    default: break;
+    }
+  if (small >= 0) {
+    c->kernel = small;
     c->why = "a fixed-size complex kernel for this shape";
   } else if (pl->strategy == BMM_CPU_BLOCKED && rows) {
     c->why = "no complex tiles yet: C row += a * B row (complex)";
@@ -2998,7 +3007,13 @@ static void BMM__FN(c_dot)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_
 }
 
 /* ---- B rows contiguous: C row += a * B row, BMM__CPU_CCHUNK columns at a
-   time, the parts of the sums in two arrays (the loop over t vectorises) */
+   time. The sums are kept by part of B, as cpu_small's are: p1 += ar * (B
+   row) and p2 += ai * (B row), both loops over contiguous parts with no
+   shuffle (they vectorise), and s = (p1[re] - p2[im], p1[im] + p2[re]) at the
+   end (conj B: sb on the im parts, exact). Each part is a real dot product of
+   2k terms, k in each array, one add: the README's bound. The loop of one
+   madd per element (the parts interleaved in two arrays) ran c64 8x8x8 at
+   3.2x the time of MKL's generic path (bench/notes/cpu.md, "complex rows"). */
 #define BMM__CPU_CCHUNK 128
 static void BMM__FN(c_rows)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {
   const int64_t m = pl->m, n = pl->n, k = pl->k;
@@ -3006,7 +3021,7 @@ static void BMM__FN(c_rows)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64
   const int64_t brs = 2 * pl->b.row_stride;
   const int64_t crs = 2 * pl->c.row_stride, ccs = 2 * pl->c.col_stride;
   const BMM__R sa = BMM__FN(sign)(&pl->a), sb = BMM__FN(sign)(&pl->b);
-  BMM__R accr[BMM__CPU_CCHUNK], acci[BMM__CPU_CCHUNK];
+  BMM__R p1[2 * BMM__CPU_CCHUNK], p2[2 * BMM__CPU_CCHUNK];
   int64_t bi, i, j, l, t;
   (void)ch;
   for (bi = b0; bi < b1; ++bi) {
@@ -3015,17 +3030,21 @@ static void BMM__FN(c_rows)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64
     BMM__FN(ptrs)(pl, bi, &A, &B, &C);
     for (i = 0; i < m; ++i)
       for (j = 0; j < n; j += BMM__CPU_CCHUNK) {
-        const int64_t jn = n - j < BMM__CPU_CCHUNK ? n - j : BMM__CPU_CCHUNK;
-        for (t = 0; t < jn; ++t)
-          accr[t] = 0, acci[t] = 0;
+        const int64_t jn = n - j < BMM__CPU_CCHUNK ? n - j : BMM__CPU_CCHUNK, w = 2 * jn;
+        for (t = 0; t < w; ++t)
+          p1[t] = 0, p2[t] = 0;
         for (l = 0; l < k; ++l) {
           const BMM__R xr = A[i * ars + l * acs], xi = sa * A[i * ars + l * acs + 1];
           const BMM__R *BMM__RESTRICT y = B + l * brs + 2 * j;
-          for (t = 0; t < jn; ++t)
-            BMM__FN(madd)(xr, xi, y[2 * t], sb * y[2 * t + 1], &accr[t], &acci[t]);
+          for (t = 0; t < w; ++t) {
+            p1[t] = BMM__FMA(xr, y[t], p1[t]);
+            p2[t] = BMM__FMA(xi, y[t], p2[t]);
+          }
         }
         for (t = 0; t < jn; ++t)
-          BMM__FN(epilogue)(pl, C + i * crs + (j + t) * ccs, accr[t], acci[t], j + t);
+          BMM__FN(epilogue)
+        (pl, C + i * crs + (j + t) * ccs, p1[2 * t] - sb * p2[2 * t + 1],
+         sb * p1[2 * t + 1] + p2[2 * t], j + t);
       }
   }
 }
@@ -3038,8 +3057,13 @@ static void BMM__FN(c_rows)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64
    +1, ...) * p2 at the end. Each part is still a real dot product of 2k
    terms (k in p1, k in p2, one add), within the README's bound. The rows
    are padded to P = 4 or 8 parts (M = 3: 6 -> 8 zeros-padded), so the loops
-   have a vector-friendly constant trip count. */
-BMM__INLINE void BMM__FN(c_small)(const bmm_plan *pl, int64_t b0, int64_t b1, const int M) {
+   have a vector-friendly constant trip count. The sums p1, p2 (M x P, row i
+   at i * P) and B's row bn, bs (P) are arrays of exactly that size in each
+   size's function: one sized for the largest M kept c128 2x2x2 out of
+   registers (1.12x the time; bench/notes/cpu.md, "complex rows"). */
+BMM__INLINE void BMM__FN(c_small)(const bmm_plan *pl, int64_t b0, int64_t b1, const int M,
+                                  BMM__R *BMM__RESTRICT p1, BMM__R *BMM__RESTRICT p2,
+                                  BMM__R *BMM__RESTRICT bn, BMM__R *BMM__RESTRICT bs) {
   const BMM__R sa = BMM__FN(sign)(&pl->a), sb = BMM__FN(sign)(&pl->b);
   /* C = alpha*s with a real alpha: the epilogue's result (its -0.0 + x is x)
      without its branches per element */
@@ -3052,12 +3076,10 @@ BMM__INLINE void BMM__FN(c_small)(const bmm_plan *pl, int64_t b0, int64_t b1, co
     const BMM__R *BMM__RESTRICT A = (const BMM__R *)pl->a.ptr + 2 * bi * pl->a.batch_stride[0];
     const BMM__R *BMM__RESTRICT B = (const BMM__R *)pl->b.ptr + 2 * bi * pl->b.batch_stride[0];
     BMM__R *C = (BMM__R *)pl->c.ptr + 2 * bi * pl->c.batch_stride[0];
-    BMM__R p1[4][8], p2[4][8];
     for (i = 0; i < M; ++i)
       for (t = 0; t < P; ++t)
-        p1[i][t] = 0, p2[i][t] = 0;
+        p1[i * P + t] = 0, p2[i * P + t] = 0;
     for (l = 0; l < M; ++l) {
-      BMM__R bn[8], bs[8];
       for (t = 2 * M; t < P; ++t)
         bn[t] = 0, bs[t] = 0;
       for (t = 0; t < M; ++t) {
@@ -3067,14 +3089,15 @@ BMM__INLINE void BMM__FN(c_small)(const bmm_plan *pl, int64_t b0, int64_t b1, co
       for (i = 0; i < M; ++i) {
         const BMM__R xr = A[2 * (i * M + l)], xi = sa * A[2 * (i * M + l) + 1];
         for (t = 0; t < P; ++t) {
-          p1[i][t] = BMM__FMA(xr, bn[t], p1[i][t]);
-          p2[i][t] = BMM__FMA(xi, bs[t], p2[i][t]);
+          p1[i * P + t] = BMM__FMA(xr, bn[t], p1[i * P + t]);
+          p2[i * P + t] = BMM__FMA(xi, bs[t], p2[i * P + t]);
         }
       }
     }
     for (i = 0; i < M; ++i)
       for (t = 0; t < M; ++t) {
-        const BMM__R sr = p1[i][2 * t] - p2[i][2 * t], si = p1[i][2 * t + 1] + p2[i][2 * t + 1];
+        const BMM__R sr = p1[i * P + 2 * t] - p2[i * P + 2 * t];
+        const BMM__R si = p1[i * P + 2 * t + 1] + p2[i * P + 2 * t + 1];
         if (plain)
           C[2 * (i * M + t)] = ar * sr, C[2 * (i * M + t) + 1] = ar * si;
         else
@@ -3085,12 +3108,12 @@ BMM__INLINE void BMM__FN(c_small)(const bmm_plan *pl, int64_t b0, int64_t b1, co
 #define BMM__CSMALL_DEF(M)                                                                    \
   static void BMM__FN(c_small_##M##x##M##x##M)(const bmm_plan *pl, const bmm__cpu_choice *ch, \
                                                int64_t b0, int64_t b1) {                      \
+    enum { P = (2 * M + 3) / 4 * 4 };                                                         \
+    BMM__R p1[M * P], p2[M * P], bn[P], bs[P];                                                \
     (void)ch;                                                                                 \
-    BMM__FN(c_small)(pl, b0, b1, M);                                                          \
+    BMM__FN(c_small)(pl, b0, b1, M, p1, p2, bn, bs);                                          \
   }
-BMM__CSMALL_DEF(2)
-BMM__CSMALL_DEF(3)
-BMM__CSMALL_DEF(4)
+BMM__CPU_CSMALL_SIZES(BMM__CSMALL_DEF)
 #undef BMM__CSMALL_DEF
 
 /* ---- cpu_batch_simd (complex): batch-innermost, a chunk of entries at a time,

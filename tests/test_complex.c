@@ -92,10 +92,12 @@ static double run_check(const cbufs *t, const bmm_problem *p, bmm_strategy s, bm
 
 /* every strategy x complex dtype x layout x shape x variant x conj flags */
 static void test_all(void) {
-  static const int64_t shapes[][4] = {
-      {2, 2, 2, 7},  {3, 3, 3, 9},    {4, 4, 4, 5},   {1, 1, 1, 3}, {3, 1, 25, 4},
-      {5, 7, 3, 3},  {16, 16, 16, 2}, {9, 33, 17, 2}, {3, 3, 0, 3}, {2, 5, 300, 2},
-      {3, 3, 3, 40}, {2, 3, 4, 37}}; /* 40, 37: whole and part vectors */
+  static const int64_t shapes[][4] = {{2, 2, 2, 7},    {3, 3, 3, 9},   {4, 4, 4, 5},
+                                      {1, 1, 1, 3},    {3, 1, 25, 4},  {5, 7, 3, 3},
+                                      {16, 16, 16, 2}, {9, 33, 17, 2}, {3, 3, 0, 3},
+                                      {2, 5, 300, 2},  {3, 3, 3, 40},  {2, 3, 4, 37},
+                                      {5, 5, 5, 3},    {6, 6, 6, 2},   {7, 7, 7, 3},
+                                      {8, 8, 8, 2}}; /* 40, 37: whole and part vectors */
   int d, l, sh, v, cj, s, checks = 0;
   double worst[2] = {0, 0};
   for (d = 0; d < 2; ++d)
@@ -137,19 +139,26 @@ static void test_all(void) {
   printf("all: %d runs, worst |err|/bound c64 %.3f, c128 %.3f\n", checks, worst[0], worst[1]);
 }
 
-/* The fixed-size kernels are what cpu_small (and AUTO) run for 2..4 square. */
+/* The fixed-size kernels (BMM__CPU_CSMALL_SIZES) are what cpu_small (and
+   AUTO) run for those squares; other squares take the row kernel. */
 static void test_kernel_choice(void) {
-  static const char *const want[3] = {"c_small_2x2x2", "c_small_3x3x3", "c_small_4x4x4"};
   int d, m;
   for (d = 0; d < 2; ++d)
-    for (m = 2; m <= 4; ++m) {
-      static double a[2 * 100 * 16], b[2 * 100 * 16], c[2 * 100 * 16];
-      char buf[1024];
+    for (m = 1; m <= 10; ++m) {
+      static double a[2 * 100 * 100], b[2 * 100 * 100], c[2 * 100 * 100];
+      char buf[1024], want[64];
+      int fixed = 0;
       bmm_problem p = bmm_problem_rowmajor(complex_dtypes[d], 100, m, m, m, a, b, c);
+#define SIZE_IS(M) fixed |= m == (M);
+      BMM__CPU_CSMALL_SIZES(SIZE_IS)
+#undef SIZE_IS
+      snprintf(want, sizeof want, "kernel=c_small_%dx%dx%d", m, m, m);
       p.a.conj = 1;
       CHECK(bmm_explain(&p, BMM_BACKEND_CPU, buf, sizeof buf) == BMM_OK &&
-                strstr(buf, want[m - 2]) && strstr(buf, "cpu_small") && strstr(buf, " conj=a"),
-            "explain %s %dx%dx%d: %s", bmm_dtype_name(complex_dtypes[d]), m, m, m, buf);
+                (strstr(buf, want) != NULL) == fixed && strstr(buf, " conj=a") &&
+                (!fixed || strstr(buf, "cpu_small")),
+            "explain %s %dx%dx%d (fixed-size kernel: %d): %s", bmm_dtype_name(complex_dtypes[d]), m,
+            m, m, fixed, buf);
     }
 }
 
