@@ -2024,13 +2024,6 @@ BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *c
 #define BMM__WNT BMM__NTSTORE_V
 #define BMM__WBYTES BMM__CPU_VBYTES
 #include "bmm_cpu.h"
-#undef BMM__W
-#undef BMM__WV
-#undef BMM__WLOAD
-#undef BMM__WSTORE
-#undef BMM__WFMA
-#undef BMM__WNT
-#undef BMM__WBYTES
 #define BMM__W v16
 #define BMM__WV BMM__V16
 #define BMM__WLOAD BMM__V16LOAD
@@ -2039,13 +2032,6 @@ BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *c
 #define BMM__WNT BMM__NTSTORE_V16
 #define BMM__WBYTES 16
 #include "bmm_cpu.h"
-#undef BMM__W
-#undef BMM__WV
-#undef BMM__WLOAD
-#undef BMM__WSTORE
-#undef BMM__WFMA
-#undef BMM__WNT
-#undef BMM__WBYTES
 #if BMM__CPU_V32
 #define BMM__W v32
 #define BMM__WV BMM__V32
@@ -2055,13 +2041,6 @@ BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *c
 #define BMM__WNT BMM__NTSTORE_V32
 #define BMM__WBYTES 32
 #include "bmm_cpu.h"
-#undef BMM__W
-#undef BMM__WV
-#undef BMM__WLOAD
-#undef BMM__WSTORE
-#undef BMM__WFMA
-#undef BMM__WNT
-#undef BMM__WBYTES
 #endif
 #undef BMM__CPU_SECTION
 #define BMM__CPU_SECTION 1
@@ -2828,6 +2807,14 @@ BMM__INLINE void BMM__WFN(small_axpy_)(const BMM__T *BMM__RESTRICT A, const BMM_
   }
 }
 #undef BMM__WFN
+/* the width's names, for the next width */
+#undef BMM__W
+#undef BMM__WV
+#undef BMM__WLOAD
+#undef BMM__WSTORE
+#undef BMM__WFMA
+#undef BMM__WNT
+#undef BMM__WBYTES
 
 #else /* BMM__CPU_SECTION == 2: the complex kernels, once per complex dtype ----- \
    BMM__T is the (re, im) struct, BMM__R the type of one part, BMM__RN its real   \

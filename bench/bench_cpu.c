@@ -31,21 +31,7 @@
 #include <omp.h>
 #endif
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int threads(void) {
-#ifdef _OPENMP
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
-
-/* GB/s of memcpy over `threads()` threads, each copying its own slice. */
+/* GB/s of memcpy over `bmmx_max_threads()` threads, each copying its own slice. */
 static double bench_copy_bw(size_t bytes) {
   char *src = (char *)malloc(bytes), *dst = (char *)malloc(bytes);
   double t[7];
@@ -54,7 +40,7 @@ static double bench_copy_bw(size_t bytes) {
   memset(src, 1, bytes);
   memset(dst, 2, bytes);
   for (r = 0; r < 7; ++r) {
-    double t0 = now_s();
+    double t0 = bmmx_now_s();
 #ifdef _OPENMP
 #pragma omp parallel
     {
@@ -65,7 +51,7 @@ static double bench_copy_bw(size_t bytes) {
 #else
     memcpy(dst, src, bytes);
 #endif
-    t[r] = now_s() - t0;
+    t[r] = bmmx_now_s() - t0;
   }
   free(src), free(dst);
   return 2.0 * (double)bytes / bmmx_median(t, 7) / 1e9;
@@ -80,7 +66,7 @@ static double bench_read_bw(const uint64_t *src, size_t words, int streams) {
   double t[7];
   int r;
   for (r = 0; r < 7; ++r) {
-    double t0 = now_s();
+    double t0 = bmmx_now_s();
 #ifdef _OPENMP
 #pragma omp parallel reduction(+ : sum, got)
 #endif
@@ -98,7 +84,7 @@ static double bench_read_bw(const uint64_t *src, size_t words, int streams) {
             sum += p[w];
         }
     }
-    t[r] = now_s() - t0;
+    t[r] = bmmx_now_s() - t0;
   }
   /* every word is 1, so the sum counts the words read (and keeps the reads) */
   return sum == got ? (double)got / 7.0 * 8.0 / bmmx_median(t, 7) / 1e9 : 0.0;
@@ -134,32 +120,32 @@ static double bench_lanes_sum(const void *v, int sz) {
 #define BENCH_FMA_STEP(name, a, x, y) BMM__FMA_##name(a, x, y)
 #define BENCH_FMA_SUM(a, sz) (double)(a)
 #endif
-#define BENCH_FMA_PEAK(E, name, T, sz, ...)                                              \
-  static BENCH_FMA_ATTR double bench_fma_peak_##name(void) {                             \
-    enum { NACC = BENCH_FMA_LANES(sz) > 1 ? 16 : 16 * 64 / sz };                         \
-    const long iters = 20000000L / (64 / sz);                                            \
-    double t0 = now_s(), sink = 0;                                                       \
-    int nt = 1;                                                                          \
-    BENCH_OMP_PARALLEL {                                                                 \
-      BENCH_FMA_T(name, T) acc[NACC], x = {0}, y = {0};                                  \
-      long it;                                                                           \
-      int v;                                                                             \
-      x += (T)0.999999, y += (T)1e-7; /* a scalar broadcasts to every lane */            \
-      for (v = 0; v < NACC; ++v)                                                         \
-        acc[v] = x * (T)v;                                                               \
-      for (it = 0; it < iters; ++it) {                                                   \
-        for (v = 0; v < NACC; ++v)                                                       \
-          acc[v] = BENCH_FMA_STEP(name, acc[v], x, y);                                   \
-      }                                                                                  \
-      for (v = 1; v < NACC; ++v)                                                         \
-        acc[0] += acc[v];                                                                \
-      BENCH_OMP_CRITICAL {                                                               \
-        sink += BENCH_FMA_SUM(acc[0], sz);                                               \
-        nt = BENCH_NT;                                                                   \
-      }                                                                                  \
-    }                                                                                    \
-    if (sink == 42.0) fprintf(stderr, " ");                                              \
-    return 2.0 * NACC * BENCH_FMA_LANES(sz) * (double)iters * nt / (now_s() - t0) / 1e9; \
+#define BENCH_FMA_PEAK(E, name, T, sz, ...)                                                   \
+  static BENCH_FMA_ATTR double bench_fma_peak_##name(void) {                                  \
+    enum { NACC = BENCH_FMA_LANES(sz) > 1 ? 16 : 16 * 64 / sz };                              \
+    const long iters = 20000000L / (64 / sz);                                                 \
+    double t0 = bmmx_now_s(), sink = 0;                                                       \
+    int nt = 1;                                                                               \
+    BENCH_OMP_PARALLEL {                                                                      \
+      BENCH_FMA_T(name, T) acc[NACC], x = {0}, y = {0};                                       \
+      long it;                                                                                \
+      int v;                                                                                  \
+      x += (T)0.999999, y += (T)1e-7; /* a scalar broadcasts to every lane */                 \
+      for (v = 0; v < NACC; ++v)                                                              \
+        acc[v] = x * (T)v;                                                                    \
+      for (it = 0; it < iters; ++it) {                                                        \
+        for (v = 0; v < NACC; ++v)                                                            \
+          acc[v] = BENCH_FMA_STEP(name, acc[v], x, y);                                        \
+      }                                                                                       \
+      for (v = 1; v < NACC; ++v)                                                              \
+        acc[0] += acc[v];                                                                     \
+      BENCH_OMP_CRITICAL {                                                                    \
+        sink += BENCH_FMA_SUM(acc[0], sz);                                                    \
+        nt = BENCH_NT;                                                                        \
+      }                                                                                       \
+    }                                                                                         \
+    if (sink == 42.0) fprintf(stderr, " ");                                                   \
+    return 2.0 * NACC * BENCH_FMA_LANES(sz) * (double)iters * nt / (bmmx_now_s() - t0) / 1e9; \
   }
 #ifdef _OPENMP
 #define BENCH_OMP_PARALLEL _Pragma("omp parallel")
@@ -177,27 +163,16 @@ BENCH_FMA_PEAK(F64, f64, double, 8, double)
 
 static int check_failed, check_passed;
 
-/* 64-byte aligned (torch's CPU allocator does so; numpy's malloc gives 16):
-   cpu_blocked streams C only where its rows start on a cache line (see
-   bmm__cpu_stream_c); README "Speed" says so */
-static void *xmalloc(int64_t elems, size_t es) {
-  void *p = NULL;
-  if (posix_memalign(&p, 64, (size_t)(elems > 0 ? elems : 1) * es) != 0) p = NULL;
-  if (!p) {
-    fprintf(stderr, "out of memory\n");
-    exit(2);
-  }
-  return p;
-}
-
 /* Run case `cs` with every CPU strategy that claims it (and AUTO), under the
    given alpha/beta/bias, and compare with the reference. */
 static void check_case(const bmmx_case *cs, double alpha, double beta, int with_bias,
                        uint64_t *seed) {
   bmmx_sizes_t sz = bmmx_sizes(cs);
   size_t es = bmm_dtype_size(cs->dtype);
-  void *a = xmalloc(sz.a, es), *b = xmalloc(sz.b, es), *c0 = xmalloc(sz.c, es);
-  void *c = xmalloc(sz.c, es), *c1 = xmalloc(sz.c, es), *bias = xmalloc(cs->n, es);
+  void *a = bmmx_xmalloc(sz.a, es, "bench_cpu"), *b = bmmx_xmalloc(sz.b, es, "bench_cpu"),
+       *c0 = bmmx_xmalloc(sz.c, es, "bench_cpu");
+  void *c = bmmx_xmalloc(sz.c, es, "bench_cpu"), *c1 = bmmx_xmalloc(sz.c, es, "bench_cpu"),
+       *bias = bmmx_xmalloc(cs->n, es, "bench_cpu");
   int s;
   bmmx_fill(cs->dtype, a, sz.a, seed);
   bmmx_fill(cs->dtype, b, sz.b, seed);
@@ -298,9 +273,9 @@ static bench_result run_one(bmm_problem *p, const bmmx_case *cs, void *c, int64_
   int reps, i;
   bmm_problem chk = *p;
   bmmx_poison(cs->dtype, c, c_elems);
-  t0 = now_s();
+  t0 = bmmx_now_s();
   if (bmm_cpu(p) != BMM_OK) return r;
-  warm = now_s() - t0;
+  warm = bmmx_now_s() - t0;
   if (warm > 3.0) return r; /* reported as skipped: too slow to time */
   if (bmmx_check(&chk, c, 97) > 1) {
     r.ok = -1;
@@ -310,9 +285,9 @@ static bench_result run_one(bmm_problem *p, const bmmx_case *cs, void *c, int64_
   while (reps < 60 && warm * reps < 0.3)
     ++reps;
   for (i = 0; i < reps; ++i) {
-    t0 = now_s();
+    t0 = bmmx_now_s();
     bmm_cpu(p);
-    t[i] = now_s() - t0;
+    t[i] = bmmx_now_s() - t0;
   }
   r.ms = bmmx_median(t, reps) * 1e3;
   r.gbps = bytes / (r.ms * 1e-3) / 1e9;
@@ -376,7 +351,8 @@ int main(int argc, char **argv) {
   fprintf(stderr,
           "bench_cpu: %d thread%s, copy bandwidth %.1f GB/s (memcpy 256 MB, read+write), FMA "
           "peak f32 %.0f f64 %.0f GFLOP/s (measured), rows scaled to <= %.0f MB\n",
-          threads(), threads() == 1 ? "" : "s", bw, peak[BMM_F32], peak[BMM_F64], mb);
+          bmmx_max_threads(), bmmx_max_threads() == 1 ? "" : "s", bw, peak[BMM_F32], peak[BMM_F64],
+          mb);
   fprintf(stderr, "bench_cpu: ");
   bmmx_roof_print(stderr, &roof);
   fprintf(stderr,
@@ -415,8 +391,9 @@ int main(int argc, char **argv) {
       cs.batch = nb > 0 ? nb : 1;
     }
     sz = bmmx_sizes(&cs);
-    a = xmalloc(sz.a, es), b = xmalloc(sz.b, es), c = xmalloc(sz.c, es);
-    bias = xmalloc(cs.n, es);
+    a = bmmx_xmalloc(sz.a, es, "bench_cpu"), b = bmmx_xmalloc(sz.b, es, "bench_cpu"),
+    c = bmmx_xmalloc(sz.c, es, "bench_cpu");
+    bias = bmmx_xmalloc(cs.n, es, "bench_cpu");
     bmmx_fill(cs.dtype, a, sz.a, &seed);
     bmmx_fill(cs.dtype, b, sz.b, &seed);
     bmmx_fill(cs.dtype, bias, cs.n, &seed);

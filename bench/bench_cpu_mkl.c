@@ -202,55 +202,23 @@ static void mkl_run(const mkl_api *api, const bmmx_case *cs, const void *a, cons
   }
 }
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int max_threads(void) {
-#ifdef _OPENMP
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
-
-static void set_threads(int t) {
-#ifdef _OPENMP
-  omp_set_num_threads(t);
-#else
-  (void)t;
-#endif
-}
-
-static void *xmalloc(int64_t elems, size_t es) {
-  void *p = NULL;
-  if (posix_memalign(&p, 64, (size_t)(elems > 0 ? elems : 1) * es) != 0) p = NULL;
-  if (!p) {
-    fprintf(stderr, "bench_cpu_mkl: out of memory\n");
-    exit(2);
-  }
-  return p;
-}
-
 /* timed sample: `inner` calls of bmm (who 0) or MKL (who 1, into c) at t threads */
 static double time_sample(int who, const mkl_api *api, const bmmx_case *cs, const bmm_problem *p,
                           void *c, int threads, int inner) {
   double t0;
   int i;
   if (who == 0)
-    set_threads(threads);
+    bmmx_set_threads(threads);
   else
     api->set_num_threads(threads);
-  t0 = now_s();
+  t0 = bmmx_now_s();
   for (i = 0; i < inner; ++i) {
     if (who == 0)
       bmm_cpu(p);
     else
       mkl_run(api, cs, p->a.ptr, p->b.ptr, c);
   }
-  return (now_s() - t0) / inner;
+  return (bmmx_now_s() - t0) / inner;
 }
 
 typedef struct mkl_row {
@@ -277,7 +245,7 @@ typedef struct mkl_stats {
 int main(int argc, char **argv) {
   const char *only = NULL;
   double cache_mb = 2, dram_mb = 0;
-  int reps = 9, nt_all = max_threads(), failed = 0, regime, ti;
+  int reps = 9, nt_all = bmmx_max_threads(), failed = 0, regime, ti;
   size_t r;
   mkl_api api;
   mkl_stats stats[2][2];
@@ -344,7 +312,8 @@ int main(int argc, char **argv) {
       if (cs.batch > INT_MAX) cs.batch = INT_MAX; /* MKL_INT (LP64) */
       bytes = bmmx_min_bytes(&cs, 0);
       sz = bmmx_sizes(&cs);
-      a = xmalloc(sz.a, es), b = xmalloc(sz.b, es), c = xmalloc(sz.c, es);
+      a = bmmx_xmalloc(sz.a, es, "bench_cpu_mkl"), b = bmmx_xmalloc(sz.b, es, "bench_cpu_mkl"),
+      c = bmmx_xmalloc(sz.c, es, "bench_cpu_mkl");
       bmmx_fill_parallel(cs.dtype, a, sz.a, &seed);
       bmmx_fill_parallel(cs.dtype, b, sz.b, &seed);
       p = bmmx_problem(&cs, a, b, c, NULL);
@@ -359,7 +328,7 @@ int main(int argc, char **argv) {
           double e;
           bmmx_poison(cs.dtype, c, sz.c);
           if (who == 0) {
-            set_threads(threads);
+            bmmx_set_threads(threads);
             if (bmm_cpu(&p) != BMM_OK) {
               fprintf(stderr, "%s %s: bmm_cpu failed: %s\n", bmm_dtype_name(cs.dtype), shape,
                       bmm_last_error());

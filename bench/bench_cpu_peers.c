@@ -41,38 +41,6 @@
 
 #define PEER_MAX_REPS 41
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int max_threads(void) {
-#ifdef _OPENMP
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
-
-static void set_threads(int t) {
-#ifdef _OPENMP
-  omp_set_num_threads(t);
-#else
-  (void)t;
-#endif
-}
-
-static void *xmalloc(int64_t elems, size_t es) {
-  void *p = NULL;
-  if (posix_memalign(&p, 64, (size_t)(elems > 0 ? elems : 1) * es) != 0) p = NULL;
-  if (!p) {
-    fprintf(stderr, "bench_cpu_peers: out of memory\n");
-    exit(2);
-  }
-  return p;
-}
-
 /* Worst |err|/bound of C over 97 sampled entries; past 64^3 multiply-adds
    an entry, of each sampled entry's first and last 4 rows only (where a
    tile or block border goes wrong first): whole 1024^3 entries in long
@@ -160,8 +128,8 @@ static double time_sample(int who, const bmm_problem *p, const peer_xsmm *x, int
                           int inner) {
   double t0;
   int i;
-  set_threads(threads);
-  t0 = now_s();
+  bmmx_set_threads(threads);
+  t0 = bmmx_now_s();
   for (i = 0; i < inner; ++i) {
     if (who == 0) {
       bmm_cpu(p);
@@ -169,7 +137,7 @@ static double time_sample(int who, const bmm_problem *p, const peer_xsmm *x, int
       peer_run(x, who == 2, threads);
     }
   }
-  return (now_s() - t0) / inner;
+  return (bmmx_now_s() - t0) / inner;
 }
 
 typedef struct peer_stats {
@@ -182,7 +150,7 @@ typedef struct peer_stats {
 int main(int argc, char **argv) {
   const char *suite = "bench/suite.csv", *only = NULL;
   double cache_mb = 2, dram_mb = 0;
-  int reps = 9, i, n, failed = 0, nt_all = max_threads(), regime, ti;
+  int reps = 9, i, n, failed = 0, nt_all = bmmx_max_threads(), regime, ti;
   static bmmx_case cases[512];
   peer_stats stats[2][2];
   char err[256];
@@ -250,8 +218,9 @@ int main(int argc, char **argv) {
       cs.batch = (int64_t)(target / per_entry);
       if (cs.batch < 1) cs.batch = 1;
       sz = bmmx_sizes(&cs);
-      a = xmalloc(sz.a, es), b = xmalloc(sz.b, es), c = xmalloc(sz.c, es);
-      bias = xmalloc(cs.n, es);
+      a = bmmx_xmalloc(sz.a, es, "bench_cpu_peers"), b = bmmx_xmalloc(sz.b, es, "bench_cpu_peers"),
+      c = bmmx_xmalloc(sz.c, es, "bench_cpu_peers");
+      bias = bmmx_xmalloc(cs.n, es, "bench_cpu_peers");
       bmmx_fill(cs.dtype, a, sz.a, &seed);
       bmmx_fill(cs.dtype, b, sz.b, &seed);
       bmmx_fill(cs.dtype, bias, cs.n, &seed);
@@ -276,7 +245,7 @@ int main(int argc, char **argv) {
           double e;
           bmmx_poison(cs.dtype, c, sz.c);
           if (who == 0) {
-            set_threads(threads);
+            bmmx_set_threads(threads);
             if (bmm_cpu(&p) != BMM_OK) {
               fprintf(stderr, "%s: bmm_cpu failed: %s\n", cs.name, bmm_last_error());
               e = INFINITY;

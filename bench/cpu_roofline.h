@@ -50,10 +50,38 @@ typedef struct bmmx_roofline {
   double gbps[BMMX_ROOF_NMIX];      /* bytes read + written per second / 1e9 */
 } bmmx_roofline;
 
-static inline double bmmx__roof_now(void) {
+/* What every CPU benchmark here needs besides the floor: a monotonic clock
+   in seconds, the thread count (OpenMP's, 1 without it), and a 64-byte
+   aligned allocation (torch's CPU allocator aligns so; numpy's malloc gives
+   16: cpu_blocked streams C only where its rows start on a vector, README
+   "Speed") that ends the program with a message naming prog. */
+static inline double bmmx_now_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+static inline int bmmx_max_threads(void) {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+static inline void bmmx_set_threads(int t) {
+#ifdef _OPENMP
+  omp_set_num_threads(t);
+#else
+  (void)t;
+#endif
+}
+static inline void *bmmx_xmalloc(int64_t elems, size_t es, const char *prog) {
+  void *p = NULL;
+  if (posix_memalign(&p, 64, (size_t)(elems > 0 ? elems : 1) * es) != 0) p = NULL;
+  if (!p) {
+    fprintf(stderr, "%s: out of memory\n", prog);
+    exit(2);
+  }
+  return p;
 }
 
 /* The biggest data/unified cache cpu0 reports under sysfs (the LLC; on a
@@ -193,7 +221,7 @@ static inline int bmmx_roofline_measure(bmmx_roofline *r) {
           /* the minor stream starts further on each pass: not served from cache */
           int64_t rbase = nr < lines ? (nr * (pass + 3 * stream + 1)) % (lines - nr + 1) : 0;
           int64_t wbase = nw < lines ? (nw * (pass + 3 * stream + 1)) % (lines - nw + 1) : 0;
-          double t0 = bmmx__roof_now(), t;
+          double t0 = bmmx_now_s(), t;
 #ifdef _OPENMP
 #pragma omp parallel reduction(+ : sink)
 #endif
@@ -206,7 +234,7 @@ static inline int bmmx_roofline_measure(bmmx_roofline *r) {
             sink += bmmx__roof_pass((const bmmx__roof_line *)src, rbase + id * rq, rq, dst,
                                     wbase + id * wq, wq, rr, ww, stream == 0, ns);
           }
-          t = bmmx__roof_now() - t0;
+          t = bmmx_now_s() - t0;
           if (64.0 * (double)(nr + nw) / t / 1e9 > best) best = 64.0 * (double)(nr + nw) / t / 1e9;
         }
     r->gbps[m] = best;
