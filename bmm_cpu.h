@@ -153,13 +153,15 @@ static int bmm__cpu_big(const bmm_plan *pl) {
    16-byte vector stream only where each starts on 16 bytes; narrower rows
    are stored element by element, all streamed. */
 static int bmm__cpu_stream_rows_ok(const bmm_plan *pl) {
-  const int64_t es = (int64_t)bmm_dtype_size(pl->dtype);
-  int64_t bad = (int64_t)(uintptr_t)pl->c.ptr;
+  /* unsigned: a valid stride times the size may pass INT64_MAX (the fuzzer
+     found one), and only the low bits of the product count */
+  const uint64_t es = (uint64_t)bmm_dtype_size(pl->dtype);
+  uint64_t bad = (uint64_t)(uintptr_t)pl->c.ptr;
   int d;
-  if (pl->n * es < 16) return 1;
-  if (pl->m > 1) bad |= pl->c.row_stride * es;
+  if (pl->n < (int64_t)(16 / es)) return 1;
+  if (pl->m > 1) bad |= (uint64_t)pl->c.row_stride * es;
   for (d = 0; d < pl->ndims; ++d)
-    bad |= pl->c.batch_stride[d] * es;
+    bad |= (uint64_t)pl->c.batch_stride[d] * es;
   return bad % 16 == 0;
 }
 /* the call would stream C but for its rows (explain says so) */
