@@ -595,12 +595,16 @@ static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz) {
    BMM__FN(<name>) for each (NULL where the target has none). XANY(NAME): in
    both sections (real and complex); X(NAME): real dtypes only; XCOL/XSMALL(
    FORM, M, N, K, SUFFIX) over the size lists (real); XC(NAME): complex only. */
+/* Complex cpu_small: fixed-size square kernels, M = 2..8 (SU(2)/SU(3) link
+   products, spinor and transfer matrices; 5..8 ran 1.2-3.8x faster than the
+   row kernel). X(A, M) per size, A passed through (the kernel list's XC). */
+#define BMM__CPU_CSMALL_SIZES(X, A) X(A, 2) X(A, 3) X(A, 4) X(A, 5) X(A, 6) X(A, 7) X(A, 8)
+#define BMM__CPU_CSMALL_NAME(XC, M) XC(c_small_##M##x##M##x##M)
 // clang-format off
 #define BMM__CPU_KERNELS(XANY, X, XCOL, XSMALL, XC)                                                \
   XANY(scale) XANY(ref) X(dot_rows) X(dot_cols) X(dot_contig) X(dot_strided)                       \
   BMM__CPU_COL_SHAPES(XCOL) BMM__CPU_SMALL_SHAPES(XSMALL) X(blocked) X(batch_simd)                 \
-  XC(c_dot) XC(c_rows) XC(c_small_2x2x2) XC(c_small_3x3x3) XC(c_small_4x4x4) XC(c_small_5x5x5) XC(c_small_6x6x6) XC(c_small_7x7x7) \
-  XC(c_small_8x8x8) XC(c_batch)
+  XC(c_dot) XC(c_rows) BMM__CPU_CSMALL_SIZES(BMM__CPU_CSMALL_NAME, XC) XC(c_batch)
 // clang-format on
 #define BMM__CPU_KID(NAME) BMM__CPU_K_##NAME,
 #define BMM__CPU_KID_COL(FORM, M, N, K, SUFFIX) BMM__CPU_K_dot_col_##SUFFIX,
@@ -823,11 +827,9 @@ static const char *bmm__cpu_pin_misfit(const bmm_plan *pl, int kid) {
 }
 
 /* Complex dtypes: their own kernels (the section for complex below), the
-   same units and threads as the real ones. cpu_small: fixed-size square
-   kernels, M = 2..8 (BMM__CPU_CSMALL_SIZES: SU(2)/SU(3) link products, spinor
-   and transfer matrices; 5..8 ran 1.2-3.8x faster than the row kernel);
-   cpu_blocked has no complex tiles yet and runs the row kernel. */
-#define BMM__CPU_CSMALL_SIZES(X) X(2) X(3) X(4) X(5) X(6) X(7) X(8)
+   same units and threads as the real ones. cpu_small: the fixed-size squares
+   of BMM__CPU_CSMALL_SIZES; cpu_blocked has no complex tiles yet and runs the
+   row kernel. */
 static void bmm__cpu_pick_complex(const bmm_plan *pl, bmm__cpu_choice *c) {
   const int64_t m = pl->m, n = pl->n, k = pl->k;
   const int rows = pl->b.col_stride == 1 && n >= 4;
@@ -836,9 +838,9 @@ static void bmm__cpu_pick_complex(const bmm_plan *pl, bmm__cpu_choice *c) {
                 : "complex dot products, any strides";
   int small = -1;
   if (pl->strategy == BMM_CPU_SMALL && m == n && n == k) switch (m) {
-#define BMM__CSMALL_CASE(M) \
+#define BMM__CSMALL_CASE(A, M) \
   case M: small = BMM__CPU_K_c_small_##M##x##M##x##M; break;
-      BMM__CPU_CSMALL_SIZES(BMM__CSMALL_CASE)
+      BMM__CPU_CSMALL_SIZES(BMM__CSMALL_CASE, )
 #undef BMM__CSMALL_CASE
     default: break;
     }
@@ -3045,11 +3047,12 @@ static void BMM__FN(c_rows)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64
    over contiguous parts and vectorise with no shuffle per term; s = p1 + (-1,
    +1, ...) * p2 at the end. Each part is still a real dot product of 2k
    terms (k in p1, k in p2, one add), within the README's bound. The rows
-   are padded to P = 4 or 8 parts (M = 3: 6 -> 8 zeros-padded), so the loops
-   have a vector-friendly constant trip count. The sums p1, p2 (M x P, row i
-   at i * P) and B's row bn, bs (P) are arrays of exactly that size in each
-   size's function: one sized for the largest M kept c128 2x2x2 out of
-   registers (1.12x the time; bench/notes/cpu.md, "complex rows"). */
+   are padded to P, a multiple of 4 parts (M = 3: 6 -> 8 zeros-padded), so
+   the loops have a vector-friendly constant trip count. The sums p1, p2 (M x
+   P, row i at i * P) and B's row bn, bs (P) are arrays of exactly that size
+   in each size's function: one sized for the largest M kept c128 2x2x2 out
+   of registers (1.12x the time; bench/notes/cpu.md, "complex rows"). */
+#define BMM__CSMALL_P(M) ((2 * (M) + 3) / 4 * 4)
 BMM__INLINE void BMM__FN(c_small)(const bmm_plan *pl, int64_t b0, int64_t b1, const int M,
                                   BMM__R *BMM__RESTRICT p1, BMM__R *BMM__RESTRICT p2,
                                   BMM__R *BMM__RESTRICT bn, BMM__R *BMM__RESTRICT bs) {
@@ -3058,7 +3061,7 @@ BMM__INLINE void BMM__FN(c_small)(const bmm_plan *pl, int64_t b0, int64_t b1, co
      without its branches per element */
   const int plain = !pl->bias && !pl->read_c && pl->alpha_im == 0.0;
   const BMM__R ar = (BMM__R)pl->alpha;
-  const int P = (2 * M + 3) / 4 * 4;
+  const int P = BMM__CSMALL_P(M);
   int64_t bi;
   int i, t, l;
   for (bi = b0; bi < b1; ++bi) {
@@ -3094,16 +3097,17 @@ BMM__INLINE void BMM__FN(c_small)(const bmm_plan *pl, int64_t b0, int64_t b1, co
       }
   }
 }
-#define BMM__CSMALL_DEF(M)                                                                    \
+#define BMM__CSMALL_DEF(A, M)                                                                 \
   static void BMM__FN(c_small_##M##x##M##x##M)(const bmm_plan *pl, const bmm__cpu_choice *ch, \
                                                int64_t b0, int64_t b1) {                      \
-    enum { P = (2 * M + 3) / 4 * 4 };                                                         \
+    enum { P = BMM__CSMALL_P(M) };                                                            \
     BMM__R p1[M * P], p2[M * P], bn[P], bs[P];                                                \
     (void)ch;                                                                                 \
     BMM__FN(c_small)(pl, b0, b1, M, p1, p2, bn, bs);                                          \
   }
-BMM__CPU_CSMALL_SIZES(BMM__CSMALL_DEF)
+BMM__CPU_CSMALL_SIZES(BMM__CSMALL_DEF, )
 #undef BMM__CSMALL_DEF
+#undef BMM__CSMALL_P
 
 /* ---- cpu_batch_simd (complex): batch-innermost, a chunk of entries at a time,
    the loop over entries innermost (the same scalar sequence in every lane) */

@@ -149,8 +149,8 @@ static void test_kernel_choice(void) {
       char buf[1024], want[64];
       int fixed = 0;
       bmm_problem p = bmm_problem_rowmajor(complex_dtypes[d], 100, m, m, m, a, b, c);
-#define SIZE_IS(M) fixed |= m == (M);
-      BMM__CPU_CSMALL_SIZES(SIZE_IS)
+#define SIZE_IS(A, M) fixed |= m == (M);
+      BMM__CPU_CSMALL_SIZES(SIZE_IS, )
 #undef SIZE_IS
       snprintf(want, sizeof want, "kernel=c_small_%dx%dx%d", m, m, m);
       p.a.conj = 1;
