@@ -487,6 +487,54 @@ BMM__INLINE void bmm__hsum_f64(const bmm__v16_f64 *s, double *r) {
 #define BMM__CPU_STREAM_AT(b0, len, S, st) \
   ((st) < (S) * (len) ? (b0) + ((st) % (S)) * (len) + (st) / (S) : (b0) + (st))
 
+/* Software prefetch for the fixed-size kernels out of cache: walking packed
+   entries in one run, a kernel asks for every line of A and B
+   BMM_CPU_PREFETCH_BYTES ahead of the entry it computes (each line once).
+   The hardware prefetchers alone left the seed's f64 K = 30..64 at 25 GB/s
+   on one Zen 5 core against 35 for f32 (the same bytes); 4096 bytes ahead
+   took f64 K = 40 and 64 to 0.70-0.72 of the time, f32 K = 64 to 0.89, and
+   1024 or 8192 ahead, or one line per entry, did worse (bench/notes/cpu.md,
+   "small kernels: prefetch"). 0 turns it off. Addresses, not accesses: the
+   lines past the end of an operand are asked for and never read. */
+#ifndef BMM_CPU_PREFETCH_BYTES
+#define BMM_CPU_PREFETCH_BYTES 4096
+#endif
+#if defined(__GNUC__)
+#define BMM__CPU_PREFETCH 1
+#define BMM__PREFETCH(p) __builtin_prefetch(p)
+#else
+#define BMM__CPU_PREFETCH 0 /* no portable way to ask */
+#define BMM__PREFETCH(p) ((void)(p))
+#endif
+typedef struct bmm__cpu_pf {
+  uintptr_t a, b;   /* BMM_CPU_PREFETCH_BYTES past the start of the next entry */
+  uintptr_t sa, sb; /* bytes from one entry to the next (B shared: 0) */
+  int na, nb;       /* lines asked for an entry: its bytes over 64, rounded up */
+} bmm__cpu_pf;
+/* A run from entry b0 (its own copy of the pointers: the kernel's stores to
+   C would make the compiler reload them from the plan every entry). */
+BMM__INLINE bmm__cpu_pf bmm__cpu_pf_init(const bmm_plan *pl, int64_t b0) {
+  const uintptr_t es = (uintptr_t)bmm_dtype_size(pl->dtype);
+  bmm__cpu_pf pf;
+  pf.sa = (uintptr_t)pl->a.batch_stride[0] * es, pf.sb = (uintptr_t)pl->b.batch_stride[0] * es;
+  pf.a = (uintptr_t)pl->a.ptr + (uintptr_t)b0 * pf.sa + BMM_CPU_PREFETCH_BYTES;
+  pf.b = (uintptr_t)pl->b.ptr + (uintptr_t)b0 * pf.sb + BMM_CPU_PREFETCH_BYTES;
+  pf.na = (int)((pf.sa + 63) / 64), pf.nb = (int)((pf.sb + 63) / 64);
+  return pf;
+}
+/* Before computing the run's next entry: the lines BMM_CPU_PREFETCH_BYTES
+   ahead of it, the same count every entry (the loops' branches then go the
+   same way each time); a line holding the ends of two entries is asked for
+   twice. */
+BMM__INLINE void bmm__cpu_pf_entry(bmm__cpu_pf *pf) {
+  int j;
+  for (j = 0; j < pf->na; ++j)
+    BMM__PREFETCH((const void *)(pf->a + 64 * (uintptr_t)j));
+  for (j = 0; j < pf->nb; ++j)
+    BMM__PREFETCH((const void *)(pf->b + 64 * (uintptr_t)j));
+  pf->a += pf->sa, pf->b += pf->sb;
+}
+
 /* ---- the fixed-size kernels: size lists ------------------------------------
    cpu_small: packed row-major entries (A batch stride m*k, B k*n or 0, C m*n).
    Each kernel has m, n and (where K != 0) k as constants, so the compiler
@@ -662,7 +710,8 @@ typedef struct bmm__cpu_choice {
                       units are then chunks */
   int fused;       /* a converted dtype read by `kernel` itself (bmm__cpu_fused) */
   int streams;     /* interleaved runs of entries per thread (BMM__CPU_STREAM_AT) */
-  int prefetch;    /* cpu_blocked asks for the next entry's A and B (out of cache) */
+  int prefetch;    /* out of cache: cpu_blocked asks for the next entry's A and B, the
+                      fixed-size kernels for A and B BMM_CPU_PREFETCH_BYTES ahead */
 } bmm__cpu_choice;
 
 /* Work on units [u0, u1) (batch entries, or batch chunks). */
@@ -940,6 +989,19 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl);
    chunks' f32 plan, with chunks as units (a chunk's own threads: 1 inside the
    chunks' parallel region); a pin is judged against that plan, the one the
    pinned f32 kernel would run on. */
+/* Does a fixed-size kernel prefetch A and B ahead (bmm__cpu_pf)? Out of
+   cache, in one run, and for entries of 3 lines (192 bytes) or more of A and
+   B: smaller entries take few cycles each, the prefetch loops' cost shows,
+   and the hardware prefetchers keep up (Zen 5, one thread: 3x1x1 f32, 16
+   bytes, 1.13x the time; 3x1x8 and 3x1x16 bf16, 64 and 128 bytes, 1.15-1.2x;
+   3x1x8 f32, 128 bytes, 0.96). */
+static int bmm__cpu_small_prefetch(const bmm_plan *pl, const bmm__cpu_choice *c) {
+  const int64_t bytes = (pl->m * pl->k + (pl->b.batch_stride[0] ? pl->k * pl->n : 0)) *
+                        (int64_t)bmm_dtype_size(pl->dtype);
+  return c->streams == 1 && BMM__CPU_PREFETCH && BMM_CPU_PREFETCH_BYTES > 0 && bmm__cpu_big(pl) &&
+         bytes >= 192;
+}
+
 static bmm__cpu_choice bmm__cpu_pick(const bmm_plan *pl) {
   bmm__cpu_choice c;
   if (bmm__cpu_converted(pl->dtype) && pl->use_ab && pl->strategy != BMM_CPU_REF) {
@@ -954,12 +1016,13 @@ static bmm__cpu_choice bmm__cpu_pick(const bmm_plan *pl) {
       c.units = pl->batch;
       c.threads = bmm__cpu_threads(pl, c.units);
       c.stream = 0;
+      c.prefetch = bmm__cpu_small_prefetch(pl, &c);
       return c;
     }
     c.chunk = e;
     c.units = bmm__ceil_div(pl->batch, e);
     c.threads = bmm__cpu_threads(pl, c.units);
-    c.stream = 0;
+    c.stream = c.prefetch = 0; /* the chunks stay in cache */
     return c;
   }
   return bmm__cpu_pick_native(pl);
@@ -1032,6 +1095,8 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   /* in cache the prefetches are instructions for nothing (6% of 32^3 f32) */
   c.prefetch = c.kernel == BMM__CPU_K_blocked && bmm__cpu_big(pl) &&
                bmm__cpu_blk_in_place(pl, sz) && c.units == pl->batch;
+  if (c.kernel >= bmm__cpu_small_shapes[0].kernel && c.kernel < BMM__CPU_K_blocked)
+    c.prefetch = bmm__cpu_small_prefetch(pl, &c);
   return c;
 }
 
@@ -1181,8 +1246,14 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
     used = strlen(buf);
   }
   if (ch.prefetch && used < len) {
-    snprintf(buf + used, len - used,
-             "; the next entry's A and B prefetched (the call moves >= BMM_CPU_STREAM_BYTES)");
+    if (ch.kernel == BMM__CPU_K_blocked)
+      snprintf(buf + used, len - used,
+               "; the next entry's A and B prefetched (the call moves >= BMM_CPU_STREAM_BYTES)");
+    else
+      snprintf(buf + used, len - used,
+               "; A and B prefetched %d bytes ahead (BMM_CPU_PREFETCH_BYTES; the call moves >= "
+               "BMM_CPU_STREAM_BYTES)",
+               (int)BMM_CPU_PREFETCH_BYTES);
     used = strlen(buf);
   }
   if (ch.stream && used < len)
@@ -1523,7 +1594,7 @@ static void BMM__FN(convert)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
     const int64_t b0 = u * E, cnt = pl->batch - b0 < E ? pl->batch - b0 : E;
     const bmm_plan q = bmm__cpu_cvt_plan(pl, cnt, fa, fb, fc, fbias);
     bmm__cpu_choice c = bmm__cpu_pick_native(&q);
-    c.stream = 0; /* the chunk is to stay in cache */
+    c.stream = c.prefetch = 0; /* the chunk is to stay in cache */
     BMM__FN(cvt_operand)(pl, &pl->a, 0, b0, cnt, m, k, fa, inner, 1);
     if (!shared) BMM__FN(cvt_operand)(pl, &pl->b, 1, b0, cnt, k, n, fb, inner, 1);
     if (pl->read_c) BMM__FN(cvt_operand)(pl, &pl->c, 2, b0, cnt, m, n, fc, inner, 1);
@@ -1663,10 +1734,18 @@ BMM__INLINE void BMM__FN(small_dot_entry)(const bmm_plan *pl, int64_t bi, const 
 /* The epilogue's operands as arguments, constants for the plain case
    (alpha 1, beta 0, no bias) so that it tests nothing per entry. */
 BMM__INLINE void BMM__FN(small_dot_range)(const bmm_plan *pl, int64_t b0, int64_t b1, const int S,
-                                          const int M, const int64_t K, float al, float be,
-                                          float bias, int rc) {
+                                          const int pf, const int M, const int64_t K, float al,
+                                          float be, float bias, int rc) {
   const int64_t len = BMM__CPU_RUN_LEN(b0, b1, S);
   int64_t u, q;
+  if (pf) { /* one run (streams 1), out of cache */
+    bmm__cpu_pf p = bmm__cpu_pf_init(pl, b0);
+    for (u = b0; u < b1; ++u) {
+      bmm__cpu_pf_entry(&p);
+      BMM__FN(small_dot_entry)(pl, u, M, K, al, be, bias, rc);
+    }
+    return;
+  }
   for (u = 0; u < len; ++u)
     for (q = 0; q < S; ++q)
       BMM__FN(small_dot_entry)(pl, b0 + q * len + u, M, K, al, be, bias, rc);
@@ -1677,10 +1756,12 @@ BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *c
                                     int64_t b1, const int M, const int64_t K) {
   const float al = (float)pl->alpha, be = (float)pl->beta;
   const float bias = pl->bias ? BMM__LOAD1(((const BMM__T *)pl->bias)[0]) : -0.0f;
-  if (al == 1.0f && !pl->read_c && !pl->bias)
-    BMM__FN(small_dot_range)(pl, b0, b1, ch->streams, M, K, 1.0f, 0.0f, -0.0f, 0);
+  if (ch->prefetch)
+    BMM__FN(small_dot_range)(pl, b0, b1, 1, 1, M, K, al, be, bias, pl->read_c);
+  else if (al == 1.0f && !pl->read_c && !pl->bias)
+    BMM__FN(small_dot_range)(pl, b0, b1, ch->streams, 0, M, K, 1.0f, 0.0f, -0.0f, 0);
   else
-    BMM__FN(small_dot_range)(pl, b0, b1, ch->streams, M, K, al, be, bias, pl->read_c);
+    BMM__FN(small_dot_range)(pl, b0, b1, ch->streams, 0, M, K, al, be, bias, pl->read_c);
 }
 /* the named kernels of the size list, dot form only */
 #define BMM__HALF_DEF_axpy(M, N, K, SUFFIX)
@@ -1940,6 +2021,14 @@ BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *c
   const int nt = ch->stream;
   int64_t u, q;
   (void)N;
+  if (ch->prefetch) { /* one run (streams 1), out of cache */
+    bmm__cpu_pf pf = bmm__cpu_pf_init(pl, b0);
+    for (u = b0; u < b1; ++u) {
+      bmm__cpu_pf_entry(&pf);
+      BMM__FN(small_dot_entry)(pl, nt, u, M, K);
+    }
+    return;
+  }
   for (u = 0; u < len; ++u)
     for (q = 0; q < S; ++q)
       BMM__FN(small_dot_entry)(pl, nt, b0 + q * len + u, M, K);
@@ -1954,6 +2043,7 @@ BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *c
   int64_t st, bi, i, l, v, w;
   const int S = ch->streams;
   const int64_t len = BMM__CPU_RUN_LEN(b0, b1, S);
+  bmm__cpu_pf pf = bmm__cpu_pf_init(pl, b0); /* used where ch->prefetch: one run */
   (void)N;
   for (st = 0; st < b1 - b0; ++st) {
     const BMM__T *BMM__RESTRICT A;
@@ -1961,6 +2051,7 @@ BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *c
     BMM__T *BMM__RESTRICT C;
     BMM__T acc[4], s[4][BMM__CPU_DOT_W], t[4];
     bi = BMM__CPU_STREAM_AT(b0, len, S, st);
+    if (ch->prefetch) bmm__cpu_pf_entry(&pf);
     A = (const BMM__T *)pl->a.ptr + bi * sa;
     B = (const BMM__T *)pl->b.ptr + bi * sb;
     C = (BMM__T *)pl->c.ptr + bi * sc;
@@ -2115,40 +2206,49 @@ BMM__INLINE void BMM__FN(small_axpy_entry)(const BMM__T *BMM__RESTRICT A,
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
-/* The range: entries through BMM__CPU_STREAM_AT, one copy of the entry's code
-   per epilogue case (alpha 1, beta 0 and no bias, plain or streamed; any
-   other), each copy the same arithmetic (al * x with al = 1 folds to x, the
-   same bits). A second copy for a tail (as the dot kernels have) once made
-   bits depend on the thread split: gcc contracted the epilogue differently in
-   two copies (7^3 f32 with beta and bias); the epilogue now leaves nothing to
-   contract. */
-BMM__INLINE void BMM__FN(small_axpy)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0,
-                                     int64_t b1, const int M, const int N, const int64_t K) {
+/* Entries [b0, b1) through BMM__CPU_STREAM_AT with the epilogue's operands as
+   arguments (constants in the plain cases); pf: A and B prefetched ahead. */
+BMM__INLINE void BMM__FN(small_axpy_run)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0,
+                                         int64_t b1, const int M, const int N, const int64_t K,
+                                         const int pf, const BMM__T al, const BMM__T be,
+                                         const BMM__T *bias, const int rc, const int nt) {
   const int64_t sa = pl->a.batch_stride[0], sb = pl->b.batch_stride[0];
   const int64_t sc = pl->c.batch_stride[0];
   const int S = ch->streams;
   const int64_t len = BMM__CPU_RUN_LEN(b0, b1, S);
   const BMM__T *A0 = (const BMM__T *)pl->a.ptr, *B0 = (const BMM__T *)pl->b.ptr;
   BMM__T *C0 = (BMM__T *)pl->c.ptr;
+  bmm__cpu_pf p;
+  int64_t st, bi;
+  if (pf) p = bmm__cpu_pf_init(pl, b0); /* one run: bi = b0 + st */
+  for (st = 0; st < b1 - b0; ++st) {
+    bi = BMM__CPU_STREAM_AT(b0, len, S, st);
+    if (pf) bmm__cpu_pf_entry(&p);
+    BMM__FN(small_axpy_entry)
+    (A0 + bi * sa, B0 + bi * sb, C0 + bi * sc, al, be, bias, rc, nt, M, N, K);
+  }
+}
+/* The range: one copy of the entry's code per epilogue case (alpha 1, beta 0
+   and no bias, plain or streamed; any other) and per prefetch (out of cache,
+   where nt is left to the run: its branch is nothing beside DRAM), each copy
+   the same arithmetic (al * x with al = 1 folds to x, the same bits). A
+   second copy for a tail (as the dot kernels have) once made bits depend on
+   the thread split: gcc contracted the epilogue differently in two copies
+   (7^3 f32 with beta and bias); the epilogue now leaves nothing to contract. */
+BMM__INLINE void BMM__FN(small_axpy)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0,
+                                     int64_t b1, const int M, const int N, const int64_t K) {
   const BMM__T al = (BMM__T)pl->alpha, be = (BMM__T)pl->beta, *bias = (const BMM__T *)pl->bias;
   const int rc = pl->read_c, nt = ch->stream, plain = al == 1 && !rc && !bias;
-  int64_t st, bi;
-  if (plain && !nt) {
-    for (st = 0; st < b1 - b0; ++st)
-      bi = BMM__CPU_STREAM_AT(b0, len, S, st),
-      BMM__FN(small_axpy_entry)(A0 + bi * sa, B0 + bi * sb, C0 + bi * sc, 1, 0, NULL, 0, 0, M, N,
-                                K);
-  } else if (plain) {
-    for (st = 0; st < b1 - b0; ++st)
-      bi = BMM__CPU_STREAM_AT(b0, len, S, st),
-      BMM__FN(small_axpy_entry)(A0 + bi * sa, B0 + bi * sb, C0 + bi * sc, 1, 0, NULL, 0, 1, M, N,
-                                K);
-  } else {
-    for (st = 0; st < b1 - b0; ++st)
-      bi = BMM__CPU_STREAM_AT(b0, len, S, st),
-      BMM__FN(small_axpy_entry)(A0 + bi * sa, B0 + bi * sb, C0 + bi * sc, al, be, bias, rc, nt, M,
-                                N, K);
-  }
+  if (ch->prefetch && plain)
+    BMM__FN(small_axpy_run)(pl, ch, b0, b1, M, N, K, 1, 1, 0, NULL, 0, nt);
+  else if (ch->prefetch)
+    BMM__FN(small_axpy_run)(pl, ch, b0, b1, M, N, K, 1, al, be, bias, rc, nt);
+  else if (plain && !nt)
+    BMM__FN(small_axpy_run)(pl, ch, b0, b1, M, N, K, 0, 1, 0, NULL, 0, 0);
+  else if (plain)
+    BMM__FN(small_axpy_run)(pl, ch, b0, b1, M, N, K, 0, 1, 0, NULL, 0, 1);
+  else
+    BMM__FN(small_axpy_run)(pl, ch, b0, b1, M, N, K, 0, al, be, bias, rc, nt);
 }
 #undef BMM__AXPY_VEC
 #undef BMM__UNROLL_S

@@ -47,7 +47,11 @@ typedef struct bmmx_roofline {
   double llc_bytes;                 /* largest cache of cpu0 (sysfs), 32 MiB if unknown */
   double probe_bytes;               /* per stream per pass */
   double read_frac[BMMX_ROOF_NMIX]; /* ascending */
-  double gbps[BMMX_ROOF_NMIX];      /* bytes read + written per second / 1e9 */
+  double gbps[BMMX_ROOF_NMIX];      /* bytes read + written per second / 1e9, latest probe */
+  double best[BMMX_ROOF_NMIX];      /* the best of every probe so far */
+  /* the probe's buffers, kept for bmmx_roof_refresh (bmmx_roofline_release) */
+  void *src, *dst;
+  int64_t lines;
 } bmmx_roofline;
 
 /* What every CPU benchmark here needs besides the floor: a monotonic clock
@@ -161,24 +165,64 @@ static inline uint64_t bmmx__roof_pass(const bmmx__roof_line *src, int64_t r0, i
 
 static volatile uint64_t bmmx__roof_sink;
 
-/* Measure the mixes with omp_get_max_threads() threads (one without OpenMP).
-   Returns 0 when out of memory. About 1-2 s. */
-static inline int bmmx_roofline_measure(bmmx_roofline *r) {
-  static const int mix_r[] = {
+static const int bmmx__roof_mix_r[] = {
 #define BMMX__X(rr, ww) rr,
-      BMMX_ROOF_MIXES(BMMX__X)
+    BMMX_ROOF_MIXES(BMMX__X)
 #undef BMMX__X
-  };
-  static const int mix_w[] = {
+};
+static const int bmmx__roof_mix_w[] = {
 #define BMMX__X(rr, ww) ww,
-      BMMX_ROOF_MIXES(BMMX__X)
+    BMMX_ROOF_MIXES(BMMX__X)
 #undef BMMX__X
-  };
+};
+
+/* Best GB/s of grid mix m over the probe's configurations and passes. */
+static inline double bmmx__roof_mix(const bmmx_roofline *r, int m) {
+  const bmmx__roof_line *src = (const bmmx__roof_line *)r->src;
+  bmmx__roof_line *dst = (bmmx__roof_line *)r->dst;
+  int64_t lines = r->lines;
+  int rr = bmmx__roof_mix_r[m], ww = bmmx__roof_mix_w[m], pass, stream, ns;
+  /* the dominant stream covers the buffer; the minor one its share */
+  int64_t nr = rr >= ww ? lines : lines / ww * rr, nw = ww >= rr ? lines : lines / rr * ww;
+  double best = 0;
+  uint64_t sink = 0;
+  /* 1 or 4 read streams a thread: which one a machine sustains better
+     differs (Zen 3/4 VMs: 4, by 20-40%; the Zen 5 VM of 2026-11-25: 1, where
+     4 left the floor at 56 GB/s and cpu_small ran the seed at 70) */
+  for (ns = 1; ns <= 4; ns += 3)
+    for (stream = 0; stream < 2; ++stream)
+      for (pass = 0; pass < 3; ++pass) {
+        /* the minor stream starts further on each pass: not served from cache */
+        int64_t rbase = nr < lines ? (nr * (pass + 3 * stream + 1)) % (lines - nr + 1) : 0;
+        int64_t wbase = nw < lines ? (nw * (pass + 3 * stream + 1)) % (lines - nw + 1) : 0;
+        double t0 = bmmx_now_s(), t;
+#ifdef _OPENMP
+#pragma omp parallel reduction(+ : sink)
+#endif
+        {
+          int64_t id = 0, nt = 1, rq, wq;
+#ifdef _OPENMP
+          id = omp_get_thread_num(), nt = omp_get_num_threads();
+#endif
+          rq = nr / nt / 4 * 4, wq = nw / nt;
+          sink += bmmx__roof_pass(src, rbase + id * rq, rq, dst, wbase + id * wq, wq, rr, ww,
+                                  stream == 0, ns);
+        }
+        t = bmmx_now_s() - t0;
+        if (64.0 * (double)(nr + nw) / t / 1e9 > best) best = 64.0 * (double)(nr + nw) / t / 1e9;
+      }
+  bmmx__roof_sink += sink; /* keeps the reads */
+  return best;
+}
+
+/* Measure the mixes with omp_get_max_threads() threads (one without OpenMP).
+   Keeps its 2 x probe_bytes of buffers for bmmx_roof_refresh until
+   bmmx_roofline_release. Returns 0 when out of memory. About 1-2 s. */
+static inline int bmmx_roofline_measure(bmmx_roofline *r) {
   double llc = bmmx_llc_bytes(), bytes;
   int64_t lines, nthreads = 1;
   bmmx__roof_line *src = NULL, *dst = NULL;
-  uint64_t sink = 0;
-  int m, pass, stream, ns;
+  int m;
   memset(r, 0, sizeof *r);
   r->llc_bytes = llc > 0 ? llc : 32.0 * 1048576;
   bytes = 8 * r->llc_bytes;
@@ -206,52 +250,52 @@ static inline int bmmx_roofline_measure(bmmx_roofline *r) {
       memset(dst[i], 2, 64);
     }
   }
+  r->src = src, r->dst = dst, r->lines = lines;
   for (m = 0; m < BMMX_ROOF_NMIX; ++m) {
-    int rr = mix_r[m], ww = mix_w[m];
-    /* the dominant stream covers the buffer; the minor one its share */
-    int64_t nr = rr >= ww ? lines : lines / ww * rr, nw = ww >= rr ? lines : lines / rr * ww;
-    double best = 0;
-    r->read_frac[m] = (double)rr / (double)(rr + ww);
-    /* 1 or 4 read streams a thread: which one a machine sustains better
-       differs (Zen 3/4 VMs: 4, by 20-40%; the Zen 5 VM of 2026-11-25: 1, where
-       4 left the floor at 56 GB/s and cpu_small ran the seed at 70) */
-    for (ns = 1; ns <= 4; ns += 3)
-      for (stream = 0; stream < 2; ++stream)
-        for (pass = 0; pass < 3; ++pass) {
-          /* the minor stream starts further on each pass: not served from cache */
-          int64_t rbase = nr < lines ? (nr * (pass + 3 * stream + 1)) % (lines - nr + 1) : 0;
-          int64_t wbase = nw < lines ? (nw * (pass + 3 * stream + 1)) % (lines - nw + 1) : 0;
-          double t0 = bmmx_now_s(), t;
-#ifdef _OPENMP
-#pragma omp parallel reduction(+ : sink)
-#endif
-          {
-            int64_t id = 0, nt = 1, rq, wq;
-#ifdef _OPENMP
-            id = omp_get_thread_num(), nt = omp_get_num_threads();
-#endif
-            rq = nr / nt / 4 * 4, wq = nw / nt;
-            sink += bmmx__roof_pass((const bmmx__roof_line *)src, rbase + id * rq, rq, dst,
-                                    wbase + id * wq, wq, rr, ww, stream == 0, ns);
-          }
-          t = bmmx_now_s() - t0;
-          if (64.0 * (double)(nr + nw) / t / 1e9 > best) best = 64.0 * (double)(nr + nw) / t / 1e9;
-        }
-    r->gbps[m] = best;
+    r->read_frac[m] =
+        (double)bmmx__roof_mix_r[m] / (double)(bmmx__roof_mix_r[m] + bmmx__roof_mix_w[m]);
+    r->gbps[m] = r->best[m] = bmmx__roof_mix(r, m);
   }
-  free(src), free(dst);
-  bmmx__roof_sink = sink; /* keeps the reads */
   return 1;
+}
+
+static inline void bmmx_roofline_release(bmmx_roofline *r) {
+  free(r->src), free(r->dst);
+  r->src = r->dst = NULL;
+}
+
+/* The upper of the two grid mixes bmmx_roof_gbps consults for a row of read
+   fraction f (the last mix reads only, so f <= 1 always finds one). */
+static inline int bmmx__roof_upper(const bmmx_roofline *r, double f) {
+  int m;
+  for (m = 1; m < BMMX_ROOF_NMIX; ++m)
+    if (f <= r->read_frac[m]) return m;
+  return BMMX_ROOF_NMIX - 1;
+}
+
+/* Measure again the mixes around a row's read share, right after the row
+   ran, and let the row's floor be that: a shared VM's bandwidth drifts by
+   1.5x within minutes (Zen 5 VM, 2026-11-26: 45-63 GB/s at the start of a
+   sweep, 72-104 a few minutes later), so a floor measured once at the start
+   let rows read 130% of it, and the best of all probes held later rows to a
+   moment they did not run in. `best` keeps the best of every probe. About
+   0.1 s. */
+static inline void bmmx_roof_refresh(bmmx_roofline *r, double rd, double wr) {
+  double f = rd + wr > 0 ? rd / (rd + wr) : 1;
+  int m = bmmx__roof_upper(r, f), lo = m - 1;
+  if (!r->src) return;
+  for (; lo <= m; ++lo) {
+    r->gbps[lo] = bmmx__roof_mix(r, lo);
+    if (r->gbps[lo] > r->best[lo]) r->best[lo] = r->gbps[lo];
+  }
 }
 
 /* Bandwidth (GB/s) for a row reading `rd` bytes and writing `wr` bytes: the
    larger of the two grid mixes around its read fraction. */
 static inline double bmmx_roof_gbps(const bmmx_roofline *r, double rd, double wr) {
   double f = rd + wr > 0 ? rd / (rd + wr) : 1;
-  int m;
-  for (m = 1; m < BMMX_ROOF_NMIX; ++m)
-    if (f <= r->read_frac[m]) return r->gbps[m] > r->gbps[m - 1] ? r->gbps[m] : r->gbps[m - 1];
-  return r->gbps[BMMX_ROOF_NMIX - 1];
+  int m = bmmx__roof_upper(r, f);
+  return r->gbps[m] > r->gbps[m - 1] ? r->gbps[m] : r->gbps[m - 1];
 }
 
 /* A case's reads and writes: what bmmx_min_bytes counts, split. */
@@ -274,15 +318,23 @@ static inline int bmmx_roof_cached(const bmmx_roofline *r, double bytes) {
   return bytes <= 4 * r->llc_bytes;
 }
 
-static inline void bmmx_roof_print(FILE *f, const bmmx_roofline *r) {
+/* The latest probe of each mix (bmmx_roof_print) or the best of all
+   (bmmx_roof_print_best). */
+static inline void bmmx__roof_print(FILE *f, const bmmx_roofline *r, const double *gbps) {
   int m;
   fprintf(f,
           "roofline: %d thread%s, LLC %.0f MiB, %.0f MiB per stream; GB/s (read+write) by "
           "read share:",
           r->threads, r->threads == 1 ? "" : "s", r->llc_bytes / 1048576, r->probe_bytes / 1048576);
   for (m = 0; m < BMMX_ROOF_NMIX; ++m)
-    fprintf(f, " %.0f%%:%.1f", 100 * r->read_frac[m], r->gbps[m]);
+    fprintf(f, " %.0f%%:%.1f", 100 * r->read_frac[m], gbps[m]);
   fprintf(f, "\n");
+}
+static inline void bmmx_roof_print(FILE *f, const bmmx_roofline *r) {
+  bmmx__roof_print(f, r, r->gbps);
+}
+static inline void bmmx_roof_print_best(FILE *f, const bmmx_roofline *r) {
+  bmmx__roof_print(f, r, r->best);
 }
 
 #endif

@@ -9,7 +9,8 @@
 
    Built twice: as C for the CPU (build/demo) and, through demo_cuda.cu, as
    CUDA (build/demo_cuda). `ninja demo` runs the CUDA one when a GPU answers.
-   Usage: demo [batch] [kmin] [kmax] [f32|f64|both] */
+   Usage: demo [batch] [kmin] [kmax] [both|DTYPE] (both: f32 and f64; any
+   dtype of bmm's list, f16 and bf16 included) */
 #define BMM_IMPLEMENTATION
 #ifdef __CUDACC__
 #include "bmm_cuda.cuh"
@@ -122,11 +123,6 @@ static bmm_status time_call(const bmm_problem *p, double *sec) {
 #define BACKEND BMM_BACKEND_CPU
 #include "bench/cpu_roofline.h"
 static bmmx_roofline cpu_roof;
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 static void *dev_alloc(size_t bytes) { return malloc(bytes); }
 static void to_dev(void *d, const void *h, size_t bytes) { memcpy(d, h, bytes); }
 static void to_host(void *h, const void *d, size_t bytes) { memcpy(h, d, bytes); }
@@ -140,10 +136,13 @@ static const char *device_name(void) {
   return "CPU, 1 thread (built without OpenMP)";
 #endif
 }
-/* bytes per second the machine sustains for this row's reads and writes */
+/* bytes per second the machine sustains for this row's reads and writes,
+   probed again right after the row ran (a shared VM's bandwidth drifts by
+   1.5x within a sweep: the row is held to the moment it ran in) */
 static double roof_bandwidth(const bmmx_case *c) {
   double rd, wr;
   bmmx_case_rw(c, 0, &rd, &wr);
+  bmmx_roof_refresh(&cpu_roof, rd, wr);
   return bmmx_roof_gbps(&cpu_roof, rd, wr) * 1e9;
 }
 static int roof_cached(double bytes) { return bmmx_roof_cached(&cpu_roof, bytes); }
@@ -160,17 +159,18 @@ static bmm_status time_call(const bmm_problem *p, double *sec) {
   bmm_status s = bmm_cpu(p);
   if (s != BMM_OK) return s;
   for (r = 0; r < REPS; ++r) {
-    double t0 = now_s();
+    double t0 = bmmx_now_s();
     bmm_cpu(p);
-    t[r] = now_s() - t0;
+    t[r] = bmmx_now_s() - t0;
   }
   *sec = bmmx_median(t, REPS);
   return BMM_OK;
 }
 #endif
 
-/* rows past 100% of the roofline: the floor, measured once at the start,
-   was lower than what the machine delivered later (a busy or shared one) */
+/* rows past 100% of the roofline: the floor, probed right after the row
+   (CPU) or once at the start (GPU), was lower than what the row got (a busy
+   or shared machine) */
 static int rows_over_roof;
 
 static int sweep(bmm_dtype dt, int64_t batch, int kmin, int kmax) {
@@ -199,11 +199,12 @@ static int sweep(bmm_dtype dt, int64_t batch, int kmin, int kmax) {
   to_dev(da, ha, (size_t)s.a * es);
   to_dev(db, hb, (size_t)s.b * es);
   printf("\n%s  batch %lld of (3 x K) * (K x 1)\n", bmm_dtype_name(dt), (long long)batch);
-  printf("%4s  %-18s %10s %9s %8s  %s\n", "K", "strategy", "time ms", "GB/s", "% roof", "check");
+  printf("%4s  %-18s %10s %9s %9s %8s  %s\n", "K", "strategy", "time ms", "GB/s", "roof GB/s",
+         "% roof", "check");
   for (k = kmin; k <= kmax; ++k) {
     bmm_plan plan;
     bmm_problem p;
-    double sec = 0, bytes, worst, pct;
+    double sec = 0, bytes, worst, pct, roof;
     bmm_status st;
     c.k = k;
     /* the first batch*3*k values of the K=kmax buffers are a valid packed A */
@@ -219,10 +220,11 @@ static int sweep(bmm_dtype dt, int64_t batch, int kmin, int kmax) {
     p = bmmx_problem(&c, ha, hb, hc, NULL);
     worst = bmmx_check(&p, hc, 64);
     bytes = bmmx_min_bytes(&c, 0);
-    pct = 100.0 * bytes / sec / roof_bandwidth(&c);
+    roof = roof_bandwidth(&c);
+    pct = 100.0 * bytes / sec / roof;
     rows_over_roof += pct > 100.0 && !roof_cached(bytes);
-    printf("%4d  %-18s %10.3f %9.1f %7.1f%%  %s%s\n", k, bmm_strategy_name(plan.strategy),
-           sec * 1e3, bytes / sec * 1e-9, pct, worst <= 1 ? "ok" : "WRONG",
+    printf("%4d  %-18s %10.3f %9.1f %9.1f %7.1f%%  %s%s\n", k, bmm_strategy_name(plan.strategy),
+           sec * 1e3, bytes / sec * 1e-9, roof * 1e-9, pct, worst <= 1 ? "ok" : "WRONG",
            roof_cached(bytes) ? " (cached: not a DRAM figure)" : "");
     if (!(worst <= 1)) ++fails;
   }
@@ -236,19 +238,30 @@ int main(int argc, char **argv) {
   int kmin = argc > 2 ? atoi(argv[2]) : 5, kmax = argc > 3 ? atoi(argv[3]) : 50;
   const char *which = argc > 4 ? argv[4] : "both";
   int fails = 0;
-  if (batch < 1 || kmin < 1 || kmax < kmin) {
-    fprintf(stderr, "usage: demo [batch>=1] [kmin>=1] [kmax>=kmin] [f32|f64|both]\n");
+  if (batch < 1 || kmin < 1 || kmax < kmin ||
+      (strcmp(which, "both") != 0 && bmmx_dtype_parse(which) == BMM_DTYPE_UNSET)) {
+    fprintf(stderr,
+            "usage: demo [batch>=1] [kmin>=1] [kmax>=kmin] [both|f32|f64|f16|bf16|c64|c128]\n");
     return 2;
   }
   printf("bmm %s seed sweep on %s\n", BMM_VERSION, device_name());
   roof_measure();
-  if (strcmp(which, "f64") != 0) fails += sweep(BMM_F32, batch, kmin, kmax);
-  if (strcmp(which, "f32") != 0) fails += sweep(BMM_F64, batch, kmin, kmax);
+  if (strcmp(which, "both") == 0) {
+    fails += sweep(BMM_F32, batch, kmin, kmax);
+    fails += sweep(BMM_F64, batch, kmin, kmax);
+  } else {
+    fails += sweep(bmmx_dtype_parse(which), batch, kmin, kmax);
+  }
   if (rows_over_roof)
-    printf("\n%d rows above 100%% of the roofline: the bandwidth probe at the start ran slower "
-           "than the machine did later (busy or shared machine?); run again on a quiet one for "
-           "figures to rely on\n",
+    printf("\n%d rows above 100%% of the roofline: the bandwidth probe ran slower than the "
+           "row itself (busy or shared machine?); run again on a quiet one for figures to rely "
+           "on\n",
            rows_over_roof);
+#ifndef __CUDACC__
+  printf("\nbest of every probe, ");
+  bmmx_roof_print_best(stdout, &cpu_roof);
+  bmmx_roofline_release(&cpu_roof);
+#endif
   printf("\n%s\n", fails ? "some results FAILED" : "all results checked against the reference");
   return fails != 0;
 }
