@@ -1752,8 +1752,9 @@ BMM__INLINE void BMM__FN(small_dot_range)(const bmm_plan *pl, int64_t b0, int64_
   for (u = b0 + S * len; u < b1; ++u)
     BMM__FN(small_dot_entry)(pl, u, M, K, al, be, bias, rc);
 }
-BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0,
+BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *plan, const bmm__cpu_choice *ch, int64_t b0,
                                     int64_t b1, const int M, const int64_t K) {
+  const bmm_plan lp = *plan, *pl = &lp; /* kept in registers: as the f32 kernel's */
   const float al = (float)pl->alpha, be = (float)pl->beta;
   const float bias = pl->bias ? BMM__LOAD1(((const BMM__T *)pl->bias)[0]) : -0.0f;
   if (ch->prefetch)
@@ -2014,8 +2015,12 @@ BMM__INLINE void BMM__FN(small_dot_entry)(const bmm_plan *pl, int nt, int64_t bi
     acc[i] += t[i];
   BMM__FN(store)(pl, C, 1, acc, M, 0, 0, nt);
 }
-BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0,
+BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *plan, const bmm__cpu_choice *ch, int64_t b0,
                                     int64_t b1, const int M, const int N, const int64_t K) {
+  /* a local copy: no store to C can change it, so the compiler keeps its
+     pointers, strides and alpha, beta in registers instead of reloading them
+     every entry */
+  const bmm_plan lp = *plan, *pl = &lp;
   const int S = ch->streams;
   const int64_t len = BMM__CPU_RUN_LEN(b0, b1, S);
   const int nt = ch->stream;
@@ -2235,8 +2240,9 @@ BMM__INLINE void BMM__FN(small_axpy_run)(const bmm_plan *pl, const bmm__cpu_choi
    second copy for a tail (as the dot kernels have) once made bits depend on
    the thread split: gcc contracted the epilogue differently in two copies
    (7^3 f32 with beta and bias); the epilogue now leaves nothing to contract. */
-BMM__INLINE void BMM__FN(small_axpy)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0,
+BMM__INLINE void BMM__FN(small_axpy)(const bmm_plan *plan, const bmm__cpu_choice *ch, int64_t b0,
                                      int64_t b1, const int M, const int N, const int64_t K) {
+  const bmm_plan lp = *plan, *pl = &lp; /* kept in registers: as small_dot's */
   const BMM__T al = (BMM__T)pl->alpha, be = (BMM__T)pl->beta, *bias = (const BMM__T *)pl->bias;
   const int rc = pl->read_c, nt = ch->stream, plain = al == 1 && !rc && !bias;
   if (ch->prefetch && plain)
