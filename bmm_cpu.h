@@ -996,8 +996,11 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl);
    bytes, 1.13x the time; 3x1x8 and 3x1x16 bf16, 64 and 128 bytes, 1.15-1.2x;
    3x1x8 f32, 128 bytes, 0.96). */
 static int bmm__cpu_small_prefetch(const bmm_plan *pl, const bmm__cpu_choice *c) {
-  const int64_t bytes = (pl->m * pl->k + (pl->b.batch_stride[0] ? pl->k * pl->n : 0)) *
-                        (int64_t)bmm_dtype_size(pl->dtype);
+  /* in double: a run-time-k kernel takes any k, and k * 4 may pass INT64_MAX
+     (the fuzzer found one) */
+  const double bytes = ((double)pl->m * (double)pl->k +
+                        (pl->b.batch_stride[0] ? (double)pl->k * (double)pl->n : 0)) *
+                       (double)bmm_dtype_size(pl->dtype);
   return c->streams == 1 && BMM__CPU_PREFETCH && BMM_CPU_PREFETCH_BYTES > 0 && bmm__cpu_big(pl) &&
          bytes >= 192;
 }
