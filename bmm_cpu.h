@@ -489,7 +489,7 @@ BMM__INLINE void bmm__hsum_f64(const bmm__v16_f64 *s, double *r) {
 
 /* Software prefetch for the fixed-size kernels out of cache: walking packed
    entries in one run, a kernel asks for every line of A and B
-   BMM_CPU_PREFETCH_BYTES ahead of the entry it computes (each line once).
+   BMM_CPU_PREFETCH_BYTES ahead of the entry it computes.
    The hardware prefetchers alone left the seed's f64 K = 30..64 at 25 GB/s
    on one Zen 5 core against 35 for f32 (the same bytes); 4096 bytes ahead
    took f64 K = 40 and 64 to 0.70-0.72 of the time, f32 K = 64 to 0.89, and
@@ -981,14 +981,6 @@ static bmm_plan bmm__cpu_cvt_plan(const bmm_plan *pl, int64_t cnt, float *a, flo
 
 static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl);
 
-/* Everything a call does, in one place: the kernel inside the strategy (the
-   table or the caller chose the strategy), its work units, its threads and
-   whether C is streamed. Kernels read their choice and decide nothing. A
-   rule's kernel= pin replaces the kernel where it fits (units and threads
-   are the strategy's either way). A converted dtype gets the pick of its
-   chunks' f32 plan, with chunks as units (a chunk's own threads: 1 inside the
-   chunks' parallel region); a pin is judged against that plan, the one the
-   pinned f32 kernel would run on. */
 /* Does a fixed-size kernel prefetch A and B ahead (bmm__cpu_pf)? Out of
    cache, in one run, and for entries of 3 lines (192 bytes) or more of A and
    B: smaller entries take few cycles each, the prefetch loops' cost shows,
@@ -1005,6 +997,14 @@ static int bmm__cpu_small_prefetch(const bmm_plan *pl, const bmm__cpu_choice *c)
          bytes >= 192;
 }
 
+/* Everything a call does, in one place: the kernel inside the strategy (the
+   table or the caller chose the strategy), its work units, its threads,
+   whether C is streamed and A and B prefetched. Kernels read their choice and decide nothing. A
+   rule's kernel= pin replaces the kernel where it fits (units and threads
+   are the strategy's either way). A converted dtype gets the pick of its
+   chunks' f32 plan, with chunks as units (a chunk's own threads: 1 inside the
+   chunks' parallel region); a pin is judged against that plan, the one the
+   pinned f32 kernel would run on. */
 static bmm__cpu_choice bmm__cpu_pick(const bmm_plan *pl) {
   bmm__cpu_choice c;
   if (bmm__cpu_converted(pl->dtype) && pl->use_ab && pl->strategy != BMM_CPU_REF) {

@@ -293,11 +293,7 @@ static bench_result run_one(bmm_problem *p, const bmmx_case *cs, void *c, int64_
   r.gbps = bytes / (r.ms * 1e-3) / 1e9;
   r.gflops = flops / (r.ms * 1e-3) / 1e9;
   r.cached = bmmx_roof_cached(roof, bytes);
-  if (!r.cached) { /* the floor probed again beside the row (a shared VM drifts) */
-    double rd, wr;
-    bmmx_case_rw(cs, 0, &rd, &wr);
-    bmmx_roof_refresh(roof, rd, wr);
-  }
+  bmmx_roof_refresh_case(roof, cs); /* the floor probed again beside the row */
   floor_s = bmmx_roof_seconds(roof, cs, 0);
   if (flops / (peak * 1e9) > floor_s) floor_s = flops / (peak * 1e9);
   r.pct = 100.0 * floor_s / (r.ms * 1e-3);

@@ -318,6 +318,14 @@ static inline int bmmx_roof_cached(const bmmx_roofline *r, double bytes) {
   return bytes <= 4 * r->llc_bytes;
 }
 
+/* A row just timed: its mixes probed again (bmmx_roof_refresh) unless the
+   row may sit in cache, where the DRAM floor is not its yardstick anyway. */
+static inline void bmmx_roof_refresh_case(bmmx_roofline *r, const bmmx_case *c) {
+  double rd, wr;
+  bmmx_case_rw(c, 0, &rd, &wr);
+  if (!bmmx_roof_cached(r, rd + wr)) bmmx_roof_refresh(r, rd, wr);
+}
+
 /* The latest probe of each mix (bmmx_roof_print) or the best of all
    (bmmx_roof_print_best). */
 static inline void bmmx__roof_print(FILE *f, const bmmx_roofline *r, const double *gbps) {

@@ -141,8 +141,8 @@ static const char *device_name(void) {
    1.5x within a sweep: the row is held to the moment it ran in) */
 static double roof_bandwidth(const bmmx_case *c) {
   double rd, wr;
+  bmmx_roof_refresh_case(&cpu_roof, c);
   bmmx_case_rw(c, 0, &rd, &wr);
-  bmmx_roof_refresh(&cpu_roof, rd, wr);
   return bmmx_roof_gbps(&cpu_roof, rd, wr) * 1e9;
 }
 static int roof_cached(double bytes) { return bmmx_roof_cached(&cpu_roof, bytes); }

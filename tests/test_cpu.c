@@ -2433,9 +2433,8 @@ static void test_streams(void) {
    B BMM_CPU_PREFETCH_BYTES ahead (f16 too: the kernel that reads the halves
    in place), chosen only for calls past BMM_CPU_STREAM_BYTES (cpu_blocked:
    with B read in place; the fixed-size kernels: entries of 192 bytes or
-   more),
-   said by explain, and the result of such a call right (sampled against the
-   reference). */
+   more), said by explain, and the result of such a call right (sampled
+   against the reference). */
 static void test_prefetch(void) {
   static const struct {
     bmm_strategy s;
