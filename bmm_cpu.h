@@ -466,6 +466,49 @@ BMM__INLINE void bmm__hsum_f64(const bmm__v16_f64 *s, double *r) {
 #define BMM__CPU_FUSED_bf16 0
 #endif
 
+/* cpu_small's dot form on the halves, 16 rows of C summed side by side
+   (bmm__cpu_pick's vrows, AVX-512 F/BW/VL): the per-entry kernel spent 2-4 ns
+   an entry on the seed's 3 x 1 x k (a conversion per 4 halves, a horizontal
+   sum per row, 3 scalar stores), twice the time the halves take to arrive
+   (bench/notes/cpu.md, "f16/bf16: 16 rows to a vector"). Rows of up to
+   BMM__CPU_VROWS_KMAX products. */
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+#define BMM__CPU_VROWS_f16 BMM__CPU_FUSED_f16
+#define BMM__CPU_VROWS_bf16 BMM__CPU_FUSED_bf16
+#else
+#define BMM__CPU_VROWS_f16 0
+#define BMM__CPU_VROWS_bf16 0
+#endif
+#define BMM__CPU_VROWS_KMAX 64
+#if BMM__CPU_VROWS_f16 || BMM__CPU_VROWS_bf16
+/* The pairwise tree's permutations: level s (segments of s lanes, s = 2, 4,
+   8, 16 at index 0..3) takes two vectors x, y of 16/s rows each to one of
+   2*16/s rows with segments of s/2 lanes: lane z is lane lo[z] + lane lo[z] +
+   s/2 of x (z < 8) or y (z >= 8, lanes 16.. of the pair). */
+/* The index of P, the lanes of a row (1, 2, 4, 8, 16; past 16 a vector of
+   16 per chunk: 32, 48, 64), in each dtype's vrows_fns */
+static int bmm__cpu_vrows_p(int64_t k) {
+  return k <= 1    ? 0
+         : k <= 2  ? 1
+         : k <= 4  ? 2
+         : k <= 8  ? 3
+         : k <= 16 ? 4
+         : k <= 32 ? 5
+         : k <= 48 ? 6
+                   : 7;
+}
+static void bmm__cpu_vtree_idx(__m512i *lo, __m512i *hi) {
+  int lv, z;
+  for (lv = 0; lv < 4; ++lv) {
+    const int h = 1 << lv; /* s / 2 */
+    int l[16], u[16];
+    for (z = 0; z < 16; ++z)
+      l[z] = ((z & 8) << 1) + (z & 7) + (z & 7 & -h), u[z] = l[z] + h;
+    lo[lv] = _mm512_loadu_si512((const void *)l), hi[lv] = _mm512_loadu_si512((const void *)u);
+  }
+}
+#endif
+
 /* Entries of [b0, b0 + len*S) are visited as S interleaved sub-ranges (the
    choice's streams), the rest in order. Several sequential runs per thread
    once kept more prefetchers busy (Zen 3/4 read probe: 21 -> 25-30 GB/s with
@@ -709,6 +752,7 @@ typedef struct bmm__cpu_choice {
                       chunks of this many batch entries copied to f32 (bmm__cpu_convert_*);
                       units are then chunks */
   int fused;       /* a converted dtype read by `kernel` itself (bmm__cpu_fused) */
+  int vrows;       /* ... by cpu_small's dot form 16 rows of C to a vector (bmm__cpu_vrows) */
   int streams;     /* interleaved runs of entries per thread (BMM__CPU_STREAM_AT) */
   int prefetch;    /* out of cache: cpu_blocked asks for the next entry's A and B, the
                       fixed-size kernels for A and B BMM_CPU_PREFETCH_BYTES ahead */
@@ -981,20 +1025,36 @@ static bmm_plan bmm__cpu_cvt_plan(const bmm_plan *pl, int64_t cnt, float *a, flo
 
 static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl);
 
+/* Does cpu_small's dot form read the halves 16 rows of C to a vector
+   (BMM__CPU_VROWS_*)? Where built, for rows of at most BMM__CPU_VROWS_KMAX
+   and the packed call whose rows of C are rows of A one after another. */
+static int bmm__cpu_vrows(const bmm_plan *pl) {
+  const int on = pl->dtype == BMM_F16    ? BMM__CPU_VROWS_f16
+                 : pl->dtype == BMM_BF16 ? BMM__CPU_VROWS_bf16
+                                         : 0;
+  return on && pl->n == 1 && pl->m >= 1 && pl->m <= 4 && pl->k <= BMM__CPU_VROWS_KMAX &&
+         pl->ndims == 1 && pl->a.col_stride == 1 && pl->a.row_stride == pl->k &&
+         pl->a.batch_stride[0] == pl->m * pl->k && pl->b.row_stride == 1 &&
+         (pl->b.batch_stride[0] == pl->k || pl->b.batch_stride[0] == 0) && pl->c.row_stride == 1 &&
+         pl->c.batch_stride[0] == pl->m;
+}
+
 /* Does a fixed-size kernel prefetch A and B ahead (bmm__cpu_pf)? Out of
    cache, in one run, and for entries of 3 lines (192 bytes) or more of A and
    B: smaller entries take few cycles each, the prefetch loops' cost shows,
    and the hardware prefetchers keep up (Zen 5, one thread: 3x1x1 f32, 16
    bytes, 1.13x the time; 3x1x8 and 3x1x16 bf16, 64 and 128 bytes, 1.15-1.2x;
-   3x1x8 f32, 128 bytes, 0.96). */
-static int bmm__cpu_small_prefetch(const bmm_plan *pl, const bmm__cpu_choice *c) {
+   3x1x8 f32, 128 bytes, 0.96). 16 rows to a vector (vrows) asks once a
+   block of 16 entries, at any size (f16 3x1xK, 2 threads: K = 17..23 75%
+   of the floor without, 79-93% with; bench/notes/cpu.md). */
+static int bmm__cpu_small_prefetch(const bmm_plan *pl, const bmm__cpu_choice *c, int vrows) {
   /* in double: a run-time-k kernel takes any k, and k * 4 may pass INT64_MAX
      (the fuzzer found one) */
   const double bytes = ((double)pl->m * (double)pl->k +
                         (pl->b.batch_stride[0] ? (double)pl->k * (double)pl->n : 0)) *
                        (double)bmm_dtype_size(pl->dtype);
   return c->streams == 1 && BMM__CPU_PREFETCH && BMM_CPU_PREFETCH_BYTES > 0 && bmm__cpu_big(pl) &&
-         bytes >= 192;
+         (bytes >= 192 || vrows);
 }
 
 /* Everything a call does, in one place: the kernel inside the strategy (the
@@ -1016,10 +1076,11 @@ static bmm__cpu_choice bmm__cpu_pick(const bmm_plan *pl) {
          no buffer (cpu_small's claim, packed row-major entries, is what the
          kernel needs of the call as of the chunk) */
       c.fused = 1;
+      c.vrows = bmm__cpu_vrows(pl);
       c.units = pl->batch;
       c.threads = bmm__cpu_threads(pl, c.units);
       c.stream = 0;
-      c.prefetch = bmm__cpu_small_prefetch(pl, &c);
+      c.prefetch = bmm__cpu_small_prefetch(pl, &c, c.vrows);
       return c;
     }
     c.chunk = e;
@@ -1038,7 +1099,7 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   c.kernel = BMM__CPU_K_ref, c.units = pl->batch, c.why = "", c.stream = bmm__cpu_stream_c(pl);
   c.pin = NULL;
   c.chunk = 0;
-  c.fused = 0;
+  c.fused = c.vrows = 0;
   c.prefetch = 0;
   c.streams = pl->rule.streams > 0 ? pl->rule.streams : BMM_CPU_STREAMS;
   if (pl->strategy == BMM_CPU_REF) {
@@ -1099,7 +1160,7 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   c.prefetch = c.kernel == BMM__CPU_K_blocked && bmm__cpu_big(pl) &&
                bmm__cpu_blk_in_place(pl, sz) && c.units == pl->batch;
   if (c.kernel >= bmm__cpu_small_shapes[0].kernel && c.kernel < BMM__CPU_K_blocked)
-    c.prefetch = bmm__cpu_small_prefetch(pl, &c);
+    c.prefetch = bmm__cpu_small_prefetch(pl, &c, 0);
   return c;
 }
 
@@ -1241,7 +1302,13 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
              bmm_dtype_name(pl->dtype), (long long)ch.chunk, path);
     used = strlen(buf);
   }
-  if (ch.fused && used < len) {
+  if (ch.vrows && used < len) {
+    snprintf(buf + used, len - used,
+             "; %s read by the kernel (AVX-512: 16 rows of C to a vector, each row's products "
+             "summed by a fixed tree), sums in f32, C rounded once on store",
+             bmm_dtype_name(pl->dtype));
+    used = strlen(buf);
+  } else if (ch.fused && used < len) {
     snprintf(buf + used, len - used,
              "; %s read by the kernel (%s, 4 at a time into f32 lanes), sums in f32, C rounded "
              "once on store",
@@ -1755,11 +1822,240 @@ BMM__INLINE void BMM__FN(small_dot_range)(const bmm_plan *pl, int64_t b0, int64_
   for (u = b0 + S * len; u < b1; ++u)
     BMM__FN(small_dot_entry)(pl, u, M, K, al, be, bias, rc);
 }
+#if BMM__CAT(BMM__CPU_VROWS_, BMM__N)
+/* ---- the dot form, 16 rows of C to a vector (bmm__cpu_pick's vrows) -------
+   The rows of C of a packed call are rows of A one after another (row r of
+   entry r / M at A + r*K), each dotted with its entry's B. 16 rows make a
+   vector of sums: a row of K <= 16 products is a segment of P lanes (P the
+   power of two >= K; 16 / P rows a vector, A's halves expanded into the
+   segments, B's permuted to them), a longer one a vector of its own
+   (products of 16-element chunks summed lane by lane, the last chunk
+   masked); a pairwise tree then sums each segment (level s: lane u += lane u
+   + s/2), P vectors to one. Every row gets the same operations wherever it
+   sits, so neither the range split nor the group a row falls in changes a
+   bit; the order is this path's own, not the f32 kernel's (tests/test_cpu.c,
+   "half_vrows", models it lane by lane). Masked loads and stores: no read or
+   write outside the rows of the range. */
+BMM__INLINE __m512 BMM__FN(cvt16)(__m256i h) {
+#ifdef BMM__CPU_HALF_IS_BF16
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+#else
+  return _mm512_cvtph_ps(h);
+#endif
+}
+/* The first n <= 16 halves at p and (wide) whatever 16 - n follow, or
+   (not wide) zeros: a masked load touches nothing past them, but out of
+   cache it took 3-6x the time of a plain one on Zen 5 (3x1x5 f16: 7.8 ns an
+   entry against 1.7 in cache), so whole blocks with more entries after them
+   load 16 (vrows_blocks). */
+BMM__INLINE __m512 BMM__FN(vload16)(const BMM__T *p, int64_t n, int wide) {
+  return BMM__FN(cvt16)(
+      n >= 16 || wide ? _mm256_loadu_si256((const __m256i *)(const void *)p)
+                      : _mm256_maskz_loadu_epi16((__mmask16)((1u << n) - 1u), (const void *)p));
+}
+BMM__INLINE void BMM__FN(vstore16)(BMM__T *p, __m512 v, int64_t n) {
+#ifdef BMM__CPU_HALF_IS_BF16
+  /* bmm_f32_to_bf16 on 16 lanes, as store4 */
+  const __m512i x = _mm512_castps_si512(v), hi = _mm512_srli_epi32(x, 16);
+  const __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff)),
+                                                _mm512_set1_epi32(0x7f800000));
+  const __m512i r =
+      _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(x, _mm512_set1_epi32(0x7fff)),
+                                         _mm512_and_si512(hi, _mm512_set1_epi32(1))),
+                        16);
+  const __m256i h = _mm512_cvtepi32_epi16(
+      _mm512_mask_blend_epi32(nan, r, _mm512_or_si512(hi, _mm512_set1_epi32(0x40))));
+#else
+  const __m256i h = _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+#endif
+  if (n >= 16)
+    _mm256_storeu_si256((__m256i *)(void *)p, h);
+  else
+    _mm256_mask_storeu_epi16((void *)p, (__mmask16)((1u << n) - 1u), h);
+}
+/* What a run of groups shares: the operands at entry 0, B's entry stride
+   (K, or 0 for a shared B), B's permutation for each first row % M, the
+   tree's, and the epilogue's operands */
+typedef struct BMM__FN(vr) {
+  const BMM__T *a, *b;
+  BMM__T *c;
+  int64_t kb, batch;
+  __m512i bidx[4], tlo[4], thi[4];
+  __mmask16 seg; /* the lanes of a segment that hold products (l < K) */
+  __m512 al, be, bias;
+} BMM__FN(vr);
+/* Rows [o, o + 16) of the rows that start at entry e's first (C's row e*M
+   + o is lane 0), those below rn (a multiple of M: the rows of whole entries
+   there are) computed and stored; P: lanes a row (1..16, or K > 16: 16 a
+   chunk of K, a vector a row). All offsets are from entry e, so that a whole block's
+   (vrows_range) are constants. */
+BMM__INLINE void BMM__FN(vrows_group)(const BMM__FN(vr) * g, int64_t e, int64_t o, int64_t rn,
+                                      const int M, const int64_t K, const int P, const int wide,
+                                      const int plain, const int rc) {
+  const BMM__T *A = g->a + e * M * K, *B = g->b + e * g->kb;
+  BMM__T *C = g->c + e * M;
+  const int64_t nr = rn - o < 16 ? rn - o : 16, en = rn / M;
+  const int wideb = wide && g->kb; /* a shared B has K halves, no more */
+  __m512 v[16];
+  int j, s, cnt;
+  if (P <= 16) {
+    const int Q = 16 / P;
+    BMM__UNROLL for (j = 0; j < P; ++j) {
+      const int64_t rv = o + (int64_t)j * Q, left = rn - rv, el = rv / M;
+      if (left <= 0) {
+        v[j] = _mm512_setzero_ps();
+      } else {
+        /* lanes past the row's K are not used (expand, permute) */
+        __m512 a = BMM__FN(vload16)(A + rv * K, (left < Q ? left : Q) * K, wide);
+        const __m512 b = BMM__FN(vload16)(
+            B + el * g->kb, g->kb ? ((en - el) * K < 16 ? (en - el) * K : 16) : K, wideb);
+        if (K < P) a = _mm512_maskz_expand_ps(g->seg, a);
+        v[j] = _mm512_mul_ps(a, _mm512_maskz_permutexvar_ps(g->seg, g->bidx[rv % M], b));
+      }
+    }
+    cnt = P, s = P;
+  } else { /* K in 17..BMM__CPU_VROWS_KMAX: P / 16 chunks of 16, the last masked */
+    const int ch = P / 16;
+    const __mmask16 last = (__mmask16)((1u << (K - 16 * (ch - 1))) - 1u);
+    __m512 bc[BMM__CPU_VROWS_KMAX / 16];
+    int c;
+    BMM__UNROLL for (c = 0; c < BMM__CPU_VROWS_KMAX / 16; ++c) /* set below; gcc cannot tell */
+        bc[c] = _mm512_setzero_ps();
+    BMM__UNROLL for (j = 0; j < 16; ++j) {
+      const int64_t r = o + j, f = r / M;
+      const BMM__T *ar = A + r * K;
+      __m512 acc;
+      if (j >= nr) {
+        v[j] = _mm512_setzero_ps();
+        continue;
+      }
+      if (j == 0 || r % M == 0) /* this row starts an entry, or the group */
+        BMM__UNROLL for (c = 0; c < ch; ++c) bc[c] =
+            _mm512_maskz_mov_ps(c + 1 < ch ? (__mmask16)0xffff : last,
+                                BMM__FN(vload16)(B + f * g->kb + 16 * c, K - 16 * c, wideb));
+      acc = _mm512_mul_ps(BMM__FN(vload16)(ar, 16, wide), bc[0]);
+      BMM__UNROLL for (c = 1; c < ch; ++c) /* the last chunk's lanes past K: 0 * 0 */
+          acc =
+              _mm512_fmadd_ps(_mm512_maskz_mov_ps(c + 1 < ch ? (__mmask16)0xffff : last,
+                                                  BMM__FN(vload16)(ar + 16 * c, K - 16 * c, wide)),
+                              bc[c], acc);
+      v[j] = acc;
+    }
+    cnt = 16, s = 16;
+  }
+  for (; s > 1; s /= 2, cnt /= 2) {
+    const int lv = s == 2 ? 0 : s == 4 ? 1 : s == 8 ? 2 : 3;
+    BMM__UNROLL for (j = 0; j < cnt / 2; ++j) v[j] =
+        _mm512_add_ps(_mm512_permutex2var_ps(v[2 * j], g->tlo[lv], v[2 * j + 1]),
+                      _mm512_permutex2var_ps(v[2 * j], g->thi[lv], v[2 * j + 1]));
+  }
+  if (!plain) { /* the f32 store's multiply-adds */
+    __m512 r = g->bias;
+    if (rc) r = _mm512_fmadd_ps(g->be, BMM__FN(vload16)(C + o, nr, 0), r);
+    v[0] = _mm512_fmadd_ps(g->al, v[0], r);
+  }
+  BMM__FN(vstore16)(C + o, v[0], nr);
+}
+/* blocks: block blk (16 whole entries, M groups at constant offsets) of
+   the run from entry x0; tail: the entries of a run of n after its whole
+   blocks. */
+BMM__INLINE void BMM__FN(vrows_blocks)(const BMM__FN(vr) * g, int64_t x0, int64_t blk, const int M,
+                                       const int64_t K, const int P, const int pf, const int plain,
+                                       const int rc) {
+  const int64_t e = x0 + 16 * blk;
+  /* 16 more entries of A and B (at least 16 halves of each) after the block:
+     its loads may read 16 at a time */
+  const int wide = e + 32 <= g->batch;
+  int t;
+  if (pf) { /* the block's lines of A and B BMM_CPU_PREFETCH_BYTES ahead */
+    const uintptr_t pa = (uintptr_t)(g->a + e * M * K) + BMM_CPU_PREFETCH_BYTES;
+    const uintptr_t pb = (uintptr_t)(g->b + e * g->kb) + BMM_CPU_PREFETCH_BYTES;
+    int64_t q;
+    for (q = 0; q < 16 * M * K * (int64_t)sizeof(BMM__T); q += 64)
+      BMM__PREFETCH((const void *)(pa + (uintptr_t)q));
+    for (q = 0; q < 16 * g->kb * (int64_t)sizeof(BMM__T); q += 64)
+      BMM__PREFETCH((const void *)(pb + (uintptr_t)q));
+  }
+  BMM__UNROLL for (t = 0; t < M; ++t)
+      BMM__FN(vrows_group)(g, e, 16 * t, 16 * M, M, K, P, wide, plain, rc);
+}
+BMM__INLINE void BMM__FN(vrows_tail)(const BMM__FN(vr) * g, int64_t x0, int64_t n, const int M,
+                                     const int64_t K, const int P, const int plain, const int rc) {
+  const int64_t e = x0 + n / 16 * 16, rn = (n % 16) * M;
+  int64_t o;
+  for (o = 0; o < rn; o += 16)
+    BMM__FN(vrows_group)(g, e, o, rn, M, K, P, 0, plain, rc);
+}
+/* Entries [b0, b1) as ch->streams interleaved runs (a block of 16 entries
+   from each in turn), the rest after them. */
+BMM__INLINE void BMM__FN(vrows_range)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0,
+                                      int64_t b1, const int M, const int64_t K, const int P,
+                                      const int plain, const int rc) {
+  const int S = ch->streams, pf = ch->prefetch;
+  const int64_t len = BMM__CPU_RUN_LEN(b0, b1, S), x = b0 + S * len;
+  BMM__FN(vr) g;
+  int64_t u, q;
+  int j, l;
+  g.a = (const BMM__T *)pl->a.ptr, g.b = (const BMM__T *)pl->b.ptr, g.c = (BMM__T *)pl->c.ptr;
+  g.kb = pl->b.batch_stride[0], g.batch = pl->batch;
+  bmm__cpu_vtree_idx(g.tlo, g.thi);
+  g.seg = 0;
+  for (j = 0; j < M; ++j) { /* lane q*P + l: B's element l of row j + q's entry */
+    int idx[16];
+    for (l = 0; l < 16; ++l) {
+      const int pp = P <= 16 ? P : 16;
+      idx[l] = (int)((j + l / pp) / M * g.kb) + l % pp;
+      if (j == 0 && l % pp < K) g.seg |= (__mmask16)(1u << l);
+    }
+    g.bidx[j] = _mm512_loadu_si512((const void *)idx);
+  }
+  g.al = _mm512_set1_ps((float)pl->alpha), g.be = _mm512_set1_ps((float)pl->beta);
+  g.bias = _mm512_set1_ps(pl->bias ? BMM__TOF(((const BMM__T *)pl->bias)[0]) : -0.0f);
+  for (u = 0; u < len / 16; ++u)
+    for (q = 0; q < S; ++q)
+      BMM__FN(vrows_blocks)(&g, b0 + q * len, u, M, K, P, pf, plain, rc);
+  for (q = 0; q < S; ++q)
+    BMM__FN(vrows_tail)(&g, b0 + q * len, len, M, K, P, plain, rc);
+  for (u = 0; u < (b1 - x) / 16; ++u)
+    BMM__FN(vrows_blocks)(&g, x, u, M, K, P, pf, plain, rc);
+  BMM__FN(vrows_tail)(&g, x, b1 - x, M, K, P, plain, rc);
+}
+/* One function per m (M = 1..4) and lanes a row P (bmm__cpu_vrows_p),
+   for every dot kernel of the dtype (k is the plan's: constants M and P fix
+   every offset; one per kernel, with copies for the plain epilogue and
+   the wide loads, took gcc 12 minutes over tools/ab/ab_lib.c; these take 15 s) */
+#define BMM__VROWS_DEF(M, PI, P)                                                       \
+  static BMM__VEXT_ATTR void BMM__FN(vrows_##M##_##PI)(                                \
+      const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {         \
+    const int plain = (float)pl->alpha == 1.0f && !pl->read_c && !pl->bias;            \
+    BMM__FN(vrows_range)(pl, ch, b0, b1, M, P <= 2 ? P : pl->k, P, plain, pl->read_c); \
+  }
+#define BMM__VROWS_M(X, M) \
+  X(M, 0, 1) X(M, 1, 2) X(M, 2, 4) X(M, 3, 8) X(M, 4, 16) X(M, 5, 32) X(M, 6, 48) X(M, 7, 64)
+BMM__VROWS_M(BMM__VROWS_DEF, 1)
+BMM__VROWS_M(BMM__VROWS_DEF, 2)
+BMM__VROWS_M(BMM__VROWS_DEF, 3)
+BMM__VROWS_M(BMM__VROWS_DEF, 4)
+#define BMM__VROWS_FN(M, PI, P) BMM__FN(vrows_##M##_##PI),
+static const bmm__cpu_range_fn BMM__FN(vrows_fns)[4][8] = {{BMM__VROWS_M(BMM__VROWS_FN, 1)},
+                                                           {BMM__VROWS_M(BMM__VROWS_FN, 2)},
+                                                           {BMM__VROWS_M(BMM__VROWS_FN, 3)},
+                                                           {BMM__VROWS_M(BMM__VROWS_FN, 4)}};
+#undef BMM__VROWS_FN
+#undef BMM__VROWS_M
+#undef BMM__VROWS_DEF
+#endif
 BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *plan, const bmm__cpu_choice *ch, int64_t b0,
                                     int64_t b1, const int M, const int64_t K) {
   const bmm_plan lp = *plan, *pl = &lp; /* kept in registers: as the f32 kernel's */
   const float al = (float)pl->alpha, be = (float)pl->beta;
   const float bias = pl->bias ? BMM__LOAD1(((const BMM__T *)pl->bias)[0]) : -0.0f;
+#if BMM__CAT(BMM__CPU_VROWS_, BMM__N)
+  if (ch->vrows) {
+    BMM__FN(vrows_fns)[M - 1][bmm__cpu_vrows_p(K)](pl, ch, b0, b1);
+    return;
+  }
+#endif
   if (ch->prefetch)
     BMM__FN(small_dot_range)(pl, b0, b1, 1, 1, M, K, al, be, bias, pl->read_c);
   else if (al == 1.0f && !pl->read_c && !pl->bias)

@@ -1125,11 +1125,57 @@ static void test_half_dtypes(void) {
    kernel's order of additions and a product of two halves is exact in f32.
    Explain must name the fused path where it is built, the conversion where
    not. */
+/* The 16-rows-to-a-vector path's sums, one row of C at a time in plain C
+   (bmm_cpu.h, "16 rows of C to a vector"): a row of k <= 16 products is a
+   segment of P lanes (P the power of two >= k, zeros after k), a longer one
+   16 lanes summed chunk by chunk with multiply-adds (zeros past k in the
+   last chunk); then the pairwise tree, lane u += lane u + s/2 for s = P ..
+   2; then the f32 store's epilogue. q: an f32 problem (m x 1 x k, one batch
+   dim) over the halves' values; C is overwritten with the model's result. */
+static void vrows_model(const bmm_problem *q) {
+  const float *A = (const float *)q->a.ptr, *B = (const float *)q->b.ptr;
+  float *C = (float *)(uintptr_t)q->c.ptr;
+  const float al = (float)q->alpha, be = (float)q->beta;
+  const int plain = al == 1.0f && q->beta == 0.0 && !q->bias;
+  int64_t e, i, l;
+  for (e = 0; e < q->batch[0]; ++e)
+    for (i = 0; i < q->m; ++i) {
+      float p[16], r;
+      int u, s, P = 16;
+      const float *a = A + e * q->a.batch_stride[0] + i * q->a.row_stride;
+      const float *b = B + e * q->b.batch_stride[0];
+      float *c = C + e * q->c.batch_stride[0] + i * q->c.row_stride;
+      if (q->k <= 16) {
+        P = q->k == 1 ? 1 : q->k == 2 ? 2 : q->k <= 4 ? 4 : q->k <= 8 ? 8 : 16;
+        for (u = 0; u < P; ++u)
+          p[u] = u < q->k ? a[u * q->a.col_stride] * b[u * q->b.row_stride] : 0.0f;
+      } else {
+        for (u = 0; u < 16; ++u)
+          p[u] = a[u * q->a.col_stride] * b[u * q->b.row_stride];
+        for (l = 16; l < q->k; l += 16)
+          for (u = 0; u < 16; ++u)
+            p[u] = l + u < q->k
+                       ? fmaf(a[(l + u) * q->a.col_stride], b[(l + u) * q->b.row_stride], p[u])
+                       : fmaf(0.0f, 0.0f, p[u]);
+      }
+      for (s = P; s > 1; s /= 2)
+        for (u = 0; u < s / 2; ++u)
+          p[u] = p[u] + p[u + s / 2];
+      if (plain) {
+        *c = p[0];
+        continue;
+      }
+      r = q->bias ? *(const float *)q->bias : -0.0f;
+      if (q->beta != 0.0) r = fmaf(be, *c, r);
+      *c = fmaf(al, p[0], r);
+    }
+}
+
 static void test_half_fused(void) {
   static const bmm_dtype dts[] = {BMM_F16, BMM_BF16};
   static const int layouts[] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS};
   int d, m, k, l, idx = 0;
-  long bad_bits = 0, not_fused = 0, checked = 0;
+  long bad_bits = 0, not_fused = 0, checked = 0, vrows_calls = 0;
   char buf[1024];
   for (d = 0; d < 2; ++d)
     for (m = 1; m <= 4; ++m)
@@ -1137,7 +1183,7 @@ static void test_half_fused(void) {
         for (l = 0; l < 2; ++l) {
           const bmm_dtype dt = dts[d];
           const int fused_built = dt == BMM_F16 ? BMM__CPU_FUSED_f16 : BMM__CPU_FUSED_bf16;
-          int bias, mode = (k + l + m) % 4;
+          int bias, mode = (k + l + m) % 4, vrows;
           bmm_problem p = case_shape(dt, layouts[l], 29 + 2 * (k % 7), m, 1, k), q;
           tprob t;
           char label[64];
@@ -1160,7 +1206,9 @@ static void test_half_fused(void) {
                      "%s %dx1x%d: explain `%s` (fused path built: %d)", bmm_dtype_name(dt), m, k,
                      buf, fused_built))
             ++not_fused;
-          /* the f32 kernel on the f32 values, rounded once: the same bits */
+          vrows = contains(buf, "16 rows of C to a vector");
+          /* the f32 kernel on the f32 values (or, for vrows, its lane by lane
+             model), rounded once: the same bits */
           {
             tbuf *ops[4];
             float *fs[4];
@@ -1176,7 +1224,12 @@ static void test_half_fused(void) {
             q.dtype = BMM_F32;
             q.a.ptr = fa - t.a.lo, q.b.ptr = fb - t.b.lo, q.c.ptr = fc - t.c.lo;
             q.bias = bias ? (const void *)(fbias - t.bias.lo) : NULL;
-            CHECK(bmm_cpu(&q) == BMM_OK, "f32 twin of %s: %s", label, bmm_last_error());
+            if (vrows) {
+              vrows_model(&q);
+              ++vrows_calls;
+            } else {
+              CHECK(bmm_cpu(&q) == BMM_OK, "f32 twin of %s: %s", label, bmm_last_error());
+            }
             for (i = 0; i < t.c.count; ++i) {
               double want = 0;
               bmm_element_set(dt, &want, 0, (double)fc[i]);
@@ -1195,9 +1248,15 @@ static void test_half_fused(void) {
         "on their f32 values rounded once",
         bad_bits, checked);
   CHECK(not_fused == 0, "fused halves: %ld problems explained otherwise", not_fused);
-  printf("     fused path: f16 %s, bf16 %s; %ld C elements bit-compared\n",
+  /* where built, every one of these problems runs 16 rows to a vector */
+  CHECK(vrows_calls == (BMM__CPU_VROWS_f16 + BMM__CPU_VROWS_bf16) * 4 * 64 * 2,
+        "fused halves: %ld problems ran 16 rows to a vector", vrows_calls);
+  printf("     fused path: f16 %s, bf16 %s; 16 rows to a vector: f16 %s, bf16 %s; %ld C elements "
+         "bit-compared\n",
          BMM__CPU_FUSED_f16 ? "built" : "not built (converting driver)",
-         BMM__CPU_FUSED_bf16 ? "built" : "not built (converting driver)", checked);
+         BMM__CPU_FUSED_bf16 ? "built" : "not built (converting driver)",
+         BMM__CPU_VROWS_f16 ? "built" : "not built", BMM__CPU_VROWS_bf16 ? "built" : "not built",
+         checked);
 }
 
 /* The public suite (bench/suite.csv), the benchmark's cases, run here over
@@ -2472,8 +2531,12 @@ static void test_prefetch(void) {
       p = bmmx_problem(&c, a, b, cc, NULL);
       p.strategy = cases[s].s;
       CHECK(bmm_explain(&p, BMM_BACKEND_CPU, why, sizeof why) == BMM_OK, "%s", bmm_last_error());
-      /* f16 converted in chunks (no F16C kernel in this build) stays in cache */
+      /* f16 converted in chunks (no F16C kernel in this build) stays in cache;
+         16 rows to a vector prefetches at any entry size (bmm__cpu_small_prefetch) */
       if (d == BMM_F16 && !contains(why, "read by the kernel")) want = 0;
+      if (contains(why, "16 rows of C to a vector"))
+        want = (double)(z.a + z.b + z.c) * (double)es >= (double)BMM_CPU_STREAM_BYTES &&
+               BMM_CPU_PREFETCH_BYTES > 0;
       said = contains(why, blocked ? "next entry's A and B prefetched" : "A and B prefetched");
       CHECK(said == want, "%s %lldx%lldx%lld batch %lld (%s cache size): explain `%s`",
             bmm_dtype_name(d), (long long)c.m, (long long)c.n, (long long)c.k, (long long)c.batch,
