@@ -472,7 +472,7 @@ BMM__INLINE void bmm__hsum_f64(const bmm__v16_f64 *s, double *r) {
    sum per row, 3 scalar stores), twice the time the halves take to arrive
    (bench/notes/cpu.md, "f16/bf16: 16 rows to a vector"). Rows of up to
    BMM__CPU_VROWS_KMAX products. */
-#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && BMM__CPU_AVX2
 #define BMM__CPU_VROWS_f16 BMM__CPU_FUSED_f16
 #define BMM__CPU_VROWS_bf16 BMM__CPU_FUSED_bf16
 #else
@@ -1855,16 +1855,11 @@ BMM__INLINE __m512 BMM__FN(vload16)(const BMM__T *p, int64_t n, int wide) {
 }
 BMM__INLINE void BMM__FN(vstore16)(BMM__T *p, __m512 v, int64_t n) {
 #ifdef BMM__CPU_HALF_IS_BF16
-  /* bmm_f32_to_bf16 on 16 lanes, as store4 */
-  const __m512i x = _mm512_castps_si512(v), hi = _mm512_srli_epi32(x, 16);
-  const __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff)),
-                                                _mm512_set1_epi32(0x7f800000));
-  const __m512i r =
-      _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(x, _mm512_set1_epi32(0x7fff)),
-                                         _mm512_and_si512(hi, _mm512_set1_epi32(1))),
-                        16);
+  /* bmm_f32_to_bf16 on 16 lanes: the AVX2 converters' rounding on each half */
+  const __m512i x = _mm512_castps_si512(v);
   const __m256i h = _mm512_cvtepi32_epi16(
-      _mm512_mask_blend_epi32(nan, r, _mm512_or_si512(hi, _mm512_set1_epi32(0x40))));
+      _mm512_inserti64x4(_mm512_castsi256_si512(bmm__cpu_bf16_round8(_mm512_castsi512_si256(x))),
+                         bmm__cpu_bf16_round8(_mm512_extracti64x4_epi64(x, 1)), 1));
 #else
   const __m256i h = _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 #endif
