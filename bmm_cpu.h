@@ -481,10 +481,6 @@ BMM__INLINE void bmm__hsum_f64(const bmm__v16_f64 *s, double *r) {
 #endif
 #define BMM__CPU_VROWS_KMAX 64
 #if BMM__CPU_VROWS_f16 || BMM__CPU_VROWS_bf16
-/* The pairwise tree's permutations: level s (segments of s lanes, s = 2, 4,
-   8, 16 at index 0..3) takes two vectors x, y of 16/s rows each to one of
-   2*16/s rows with segments of s/2 lanes: lane z is lane lo[z] + lane lo[z] +
-   s/2 of x (z < 8) or y (z >= 8, lanes 16.. of the pair). */
 /* The index of P, the lanes of a row (1, 2, 4, 8, 16; past 16 a vector of
    16 per chunk: 32, 48, 64), in each dtype's vrows_fns */
 static int bmm__cpu_vrows_p(int64_t k) {
@@ -497,6 +493,10 @@ static int bmm__cpu_vrows_p(int64_t k) {
          : k <= 48 ? 6
                    : 7;
 }
+/* The pairwise tree's permutations: level s (segments of s lanes, s = 2, 4,
+   8, 16 at index 0..3) takes two vectors x, y of 16/s rows each to one of
+   2*16/s rows with segments of s/2 lanes: lane z is lane lo[z] + lane lo[z] +
+   s/2 of x (z < 8) or y (z >= 8, lanes 16.. of the pair). */
 static void bmm__cpu_vtree_idx(__m512i *lo, __m512i *hi) {
   int lv, z;
   for (lv = 0; lv < 4; ++lv) {
@@ -1047,14 +1047,14 @@ static int bmm__cpu_vrows(const bmm_plan *pl) {
    3x1x8 f32, 128 bytes, 0.96). 16 rows to a vector (vrows) asks once a
    block of 16 entries, at any size (f16 3x1xK, 2 threads: K = 17..23 75%
    of the floor without, 79-93% with; bench/notes/cpu.md). */
-static int bmm__cpu_small_prefetch(const bmm_plan *pl, const bmm__cpu_choice *c, int vrows) {
+static int bmm__cpu_small_prefetch(const bmm_plan *pl, const bmm__cpu_choice *c) {
   /* in double: a run-time-k kernel takes any k, and k * 4 may pass INT64_MAX
      (the fuzzer found one) */
   const double bytes = ((double)pl->m * (double)pl->k +
                         (pl->b.batch_stride[0] ? (double)pl->k * (double)pl->n : 0)) *
                        (double)bmm_dtype_size(pl->dtype);
   return c->streams == 1 && BMM__CPU_PREFETCH && BMM_CPU_PREFETCH_BYTES > 0 && bmm__cpu_big(pl) &&
-         (bytes >= 192 || vrows);
+         (bytes >= 192 || c->vrows);
 }
 
 /* Everything a call does, in one place: the kernel inside the strategy (the
@@ -1080,7 +1080,7 @@ static bmm__cpu_choice bmm__cpu_pick(const bmm_plan *pl) {
       c.units = pl->batch;
       c.threads = bmm__cpu_threads(pl, c.units);
       c.stream = 0;
-      c.prefetch = bmm__cpu_small_prefetch(pl, &c, c.vrows);
+      c.prefetch = bmm__cpu_small_prefetch(pl, &c);
       return c;
     }
     c.chunk = e;
@@ -1160,7 +1160,7 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   c.prefetch = c.kernel == BMM__CPU_K_blocked && bmm__cpu_big(pl) &&
                bmm__cpu_blk_in_place(pl, sz) && c.units == pl->batch;
   if (c.kernel >= bmm__cpu_small_shapes[0].kernel && c.kernel < BMM__CPU_K_blocked)
-    c.prefetch = bmm__cpu_small_prefetch(pl, &c, 0);
+    c.prefetch = bmm__cpu_small_prefetch(pl, &c);
   return c;
 }
 
@@ -1834,8 +1834,8 @@ BMM__INLINE void BMM__FN(small_dot_range)(const bmm_plan *pl, int64_t b0, int64_
    + s/2), P vectors to one. Every row gets the same operations wherever it
    sits, so neither the range split nor the group a row falls in changes a
    bit; the order is this path's own, not the f32 kernel's (tests/test_cpu.c,
-   "half_vrows", models it lane by lane). Masked loads and stores: no read or
-   write outside the rows of the range. */
+   "half_fused", models it lane by lane). Nothing is written outside the
+   rows of the range, nor read outside the problem's A and B (vload16). */
 BMM__INLINE __m512 BMM__FN(cvt16)(__m256i h) {
 #ifdef BMM__CPU_HALF_IS_BF16
   return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
@@ -2018,7 +2018,8 @@ BMM__INLINE void BMM__FN(vrows_range)(const bmm_plan *pl, const bmm__cpu_choice 
 /* One function per m (M = 1..4) and lanes a row P (bmm__cpu_vrows_p),
    for every dot kernel of the dtype (k is the plan's: constants M and P fix
    every offset; one per kernel, with copies for the plain epilogue and
-   the wide loads, took gcc 12 minutes over tools/ab/ab_lib.c; these take 15 s) */
+   the wide loads, took gcc 12 minutes over tools/ab/ab_lib.c; with these it
+   takes 65 s, 33 s without the path) */
 #define BMM__VROWS_DEF(M, PI, P)                                                       \
   static BMM__VEXT_ATTR void BMM__FN(vrows_##M##_##PI)(                                \
       const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {         \
@@ -2043,14 +2044,15 @@ static const bmm__cpu_range_fn BMM__FN(vrows_fns)[4][8] = {{BMM__VROWS_M(BMM__VR
 BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *plan, const bmm__cpu_choice *ch, int64_t b0,
                                     int64_t b1, const int M, const int64_t K) {
   const bmm_plan lp = *plan, *pl = &lp; /* kept in registers: as the f32 kernel's */
-  const float al = (float)pl->alpha, be = (float)pl->beta;
-  const float bias = pl->bias ? BMM__LOAD1(((const BMM__T *)pl->bias)[0]) : -0.0f;
+  float al, be, bias;
 #if BMM__CAT(BMM__CPU_VROWS_, BMM__N)
   if (ch->vrows) {
-    BMM__FN(vrows_fns)[M - 1][bmm__cpu_vrows_p(K)](pl, ch, b0, b1);
+    BMM__FN(vrows_fns)[M - 1][bmm__cpu_vrows_p(K)](plan, ch, b0, b1);
     return;
   }
 #endif
+  al = (float)pl->alpha, be = (float)pl->beta;
+  bias = pl->bias ? BMM__LOAD1(((const BMM__T *)pl->bias)[0]) : -0.0f;
   if (ch->prefetch)
     BMM__FN(small_dot_range)(pl, b0, b1, 1, 1, M, K, al, be, bias, pl->read_c);
   else if (al == 1.0f && !pl->read_c && !pl->bias)
