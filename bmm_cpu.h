@@ -493,6 +493,25 @@ static int bmm__cpu_vrows_p(int64_t k) {
          : k <= 48 ? 6
                    : 7;
 }
+/* vcol's permutation number q of 16 rows whose halves were loaded 32 at a
+   time from the first row's: w = 2 (f16): columns 2q (halves 0..15, row r
+   at r) and 2q + 1 (16..31), converted after; w = 1 (bf16): column q, row r
+   at the upper half of f32 lane r, already f32. Row r's element c is half
+   ((ph + r) / M) * step + c (A: ph = 0, M = 1, step = K; B: the entry of
+   row r of a group that starts at row ph of an entry, step K or 0). */
+static void bmm__cpu_vcol_idx(__m512i *idx, __mmask32 *hi, int q, int w, int64_t k, int ph, int m,
+                              int64_t step) {
+  short x[32];
+  int j;
+  *hi = 0;
+  for (j = 0; j < 32; ++j) {
+    const int64_t c = w * q + (w == 2 ? j / 16 : 0), r = w == 2 ? j % 16 : j / 2;
+    const int64_t src = c < k ? (ph + r) / m * step + c : 0;
+    x[j] = (short)(src % 64);
+    if (src >= 64) *hi |= (__mmask32)1u << j;
+  }
+  *idx = _mm512_loadu_si512((const void *)x);
+}
 /* The pairwise tree's permutations: level s (segments of s lanes, s = 2, 4,
    8, 16 at index 0..3) takes two vectors x, y of 16/s rows each to one of
    2*16/s rows with segments of s/2 lanes: lane z is lane lo[z] + lane lo[z] +
@@ -1305,8 +1324,8 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
   if (ch.vrows && used < len) {
     snprintf(buf + used, len - used,
              "; %s read by the kernel (AVX-512: 16 rows of C to a vector, each row's products "
-             "summed by a fixed tree), sums in f32, C rounded once on store",
-             bmm_dtype_name(pl->dtype));
+             "summed %s), sums in f32, C rounded once on store",
+             bmm_dtype_name(pl->dtype), pl->k <= 8 ? "in turn" : "by a fixed tree");
     used = strlen(buf);
   } else if (ch.fused && used < len) {
     snprintf(buf + used, len - used,
@@ -1826,16 +1845,25 @@ BMM__INLINE void BMM__FN(small_dot_range)(const bmm_plan *pl, int64_t b0, int64_
 /* ---- the dot form, 16 rows of C to a vector (bmm__cpu_pick's vrows) -------
    The rows of C of a packed call are rows of A one after another (row r of
    entry r / M at A + r*K), each dotted with its entry's B. 16 rows make a
-   vector of sums: a row of K <= 16 products is a segment of P lanes (P the
-   power of two >= K; 16 / P rows a vector, A's halves expanded into the
-   segments, B's permuted to them), a longer one a vector of its own
-   (products of 16-element chunks summed lane by lane, the last chunk
-   masked); a pairwise tree then sums each segment (level s: lane u += lane u
-   + s/2), P vectors to one. Every row gets the same operations wherever it
+   vector of sums, lane r row r. K <= 8: the 16 rows are transposed to
+   columns by 16-bit permutations of their halves as loaded (A's 16 K halves
+   in 32-half loads, B's for the entries the rows fall in: column c's lane r
+   is element c of row r) and summed column 0, + column 1, ... in turn: no
+   horizontal sums (3x1x3 to 3x1x8 f16 0.68-0.94x the time of a segment of P
+   lanes a row and a tree, one thread in cache, bench/notes/cpu.md). K > 8:
+   a row a vector (products of 16-element chunks summed lane by lane, the
+   last chunk masked), then a pairwise tree (level s: lane u += lane u +
+   s/2), 16 vectors to one. Every row gets the same operations wherever it
    sits, so neither the range split nor the group a row falls in changes a
    bit; the order is this path's own, not the f32 kernel's (tests/test_cpu.c,
    "half_fused", models it lane by lane). Nothing is written outside the
-   rows of the range, nor read outside the problem's A and B (vload16). */
+   rows of the range, nor read outside the problem's A and B (vload16,
+   vload32). */
+#ifdef BMM__CPU_HALF_IS_BF16
+#define BMM__VCOL_W 1 /* columns a permutation (bmm__cpu_vcol_idx) */
+#else
+#define BMM__VCOL_W 2
+#endif
 BMM__INLINE __m512 BMM__FN(cvt16)(__m256i h) {
 #ifdef BMM__CPU_HALF_IS_BF16
   return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
@@ -1847,7 +1875,7 @@ BMM__INLINE __m512 BMM__FN(cvt16)(__m256i h) {
    (not wide) zeros: a masked load touches nothing past them, but out of
    cache it took 3-6x the time of a plain one on Zen 5 (3x1x5 f16: 7.8 ns an
    entry against 1.7 in cache), so whole blocks with more entries after them
-   load 16 (vrows_blocks). */
+   load 16 (vrows_block). */
 BMM__INLINE __m512 BMM__FN(vload16)(const BMM__T *p, int64_t n, int wide) {
   return BMM__FN(cvt16)(
       n >= 16 || wide ? _mm256_loadu_si256((const __m256i *)(const void *)p)
@@ -1855,11 +1883,16 @@ BMM__INLINE __m512 BMM__FN(vload16)(const BMM__T *p, int64_t n, int wide) {
 }
 BMM__INLINE void BMM__FN(vstore16)(BMM__T *p, __m512 v, int64_t n) {
 #ifdef BMM__CPU_HALF_IS_BF16
-  /* bmm_f32_to_bf16 on 16 lanes: the AVX2 converters' rounding on each half */
-  const __m512i x = _mm512_castps_si512(v);
+  /* bmm_f32_to_bf16 on 16 lanes (as bmm__cpu_bf16_round8 on 8; twice that
+     took 22 instructions and, in the unrolled groups, 5 constants that gcc
+     rebuilt for every group) */
+  const __m512i x = _mm512_castps_si512(v), hi = _mm512_srli_epi32(x, 16);
+  const __m512i r =
+      _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(x, _mm512_set1_epi32(0x7fff)),
+                                         _mm512_and_si512(hi, _mm512_set1_epi32(1))),
+                        16);
   const __m256i h = _mm512_cvtepi32_epi16(
-      _mm512_inserti64x4(_mm512_castsi256_si512(bmm__cpu_bf16_round8(_mm512_castsi512_si256(x))),
-                         bmm__cpu_bf16_round8(_mm512_extracti64x4_epi64(x, 1)), 1));
+      _mm512_mask_or_epi32(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), hi, _mm512_set1_epi32(0x40)));
 #else
   const __m256i h = _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 #endif
@@ -1868,15 +1901,30 @@ BMM__INLINE void BMM__FN(vstore16)(BMM__T *p, __m512 v, int64_t n) {
   else
     _mm256_mask_storeu_epi16((void *)p, (__mmask16)((1u << n) - 1u), h);
 }
+/* The first n halves at p, 32 if wide (whatever follows them), none if n <= 0 */
+BMM__INLINE __m512i BMM__FN(vload32)(const BMM__T *p, int64_t n, int wide) {
+  return n >= 32 || (wide && n > 0) ? _mm512_loadu_si512((const void *)p)
+         : n > 0 ? _mm512_maskz_loadu_epi16((__mmask32)((1ull << n) - 1u), (const void *)p)
+                 : _mm512_setzero_si512();
+}
+/* Columns of 16 rows (bmm__cpu_vcol_idx) from the n <= 4 loads x of the
+   rows' halves: one 16-bit permutation per pair of loads, blended (hi: the
+   lanes from the second pair), lanes outside z zero */
+BMM__INLINE __m512i BMM__FN(vcol)(const __m512i *x, __m512i idx, __mmask32 hi, int n, __mmask32 z) {
+  const __m512i lo = _mm512_maskz_permutex2var_epi16(z, x[0], idx, x[1]);
+  return n > 2
+             ? _mm512_mask_blend_epi16(hi, lo, _mm512_maskz_permutex2var_epi16(z, x[2], idx, x[3]))
+             : lo;
+}
 /* What a run of groups shares: the operands at entry 0, B's entry stride
-   (K, or 0 for a shared B), B's permutation for each first row % M, the
-   tree's, and the epilogue's operands */
+   (K, or 0 for a shared B), the columns' permutations (vcol) of A and of B
+   for each first row % M, the tree's, and the epilogue's operands */
 typedef struct BMM__FN(vr) {
   const BMM__T *a, *b;
   BMM__T *c;
   int64_t kb, batch;
-  __m512i bidx[4], tlo[4], thi[4];
-  __mmask16 seg; /* the lanes of a segment that hold products (l < K) */
+  __m512i acol[8], bcol[4][8], b1idx[4], tlo[4], thi[4];
+  __mmask32 amask[8], bmask[4][8];
   __m512 al, be, bias;
 } BMM__FN(vr);
 /* Rows [o, o + 16) of the rows that start at entry e's first (C's row e*M
@@ -1889,27 +1937,55 @@ BMM__INLINE void BMM__FN(vrows_group)(const BMM__FN(vr) * g, int64_t e, int64_t 
                                       const int plain, const int rc) {
   const BMM__T *A = g->a + e * M * K, *B = g->b + e * g->kb;
   BMM__T *C = g->c + e * M;
-  const int64_t nr = rn - o < 16 ? rn - o : 16, en = rn / M;
+  const int64_t nr = rn - o < 16 ? rn - o : 16;
   const int wideb = wide && g->kb; /* a shared B has K halves, no more */
   __m512 v[16];
   int j, s, cnt;
-  if (P <= 16) {
-    const int Q = 16 / P;
-    BMM__UNROLL for (j = 0; j < P; ++j) {
-      const int64_t rv = o + (int64_t)j * Q, left = rn - rv, el = rv / M;
-      if (left <= 0) {
-        v[j] = _mm512_setzero_ps();
-      } else {
-        /* lanes past the row's K are not used (expand, permute) */
-        __m512 a = BMM__FN(vload16)(A + rv * K, (left < Q ? left : Q) * K, wide);
-        const __m512 b = BMM__FN(vload16)(
-            B + el * g->kb, g->kb ? ((en - el) * K < 16 ? (en - el) * K : 16) : K, wideb);
-        if (K < P) a = _mm512_maskz_expand_ps(g->seg, a);
-        v[j] = _mm512_mul_ps(a, _mm512_maskz_permutexvar_ps(g->seg, g->bidx[rv % M], b));
-      }
+  if (P <= 8) { /* columns: sum = A's column 0 x B's + column 1 x B's ... */
+    const int64_t na = nr * K, f0 = o / M, ph = o % M;
+    const int64_t nw = g->kb ? ((o + 15) / M - f0 + 1) * K : K; /* B's halves for 16 rows */
+    const int64_t nb = g->kb ? ((o + nr - 1) / M - f0 + 1) * K : K;
+    const int sa = (int)((16 * K + 31) / 32), sb = (int)((nw + 31) / 32);
+    const BMM__T *Bg = B + f0 * g->kb;
+    __m512i xa[4], xb[4];
+    __m512 sum = _mm512_setzero_ps();
+    int q;
+    BMM__UNROLL for (j = 0; j < 4; ++j) {
+      xa[j] =
+          j < sa ? BMM__FN(vload32)(A + o * K + 32 * j, na - 32 * j, wide) : _mm512_setzero_si512();
+      xb[j] = j < sb ? BMM__FN(vload32)(Bg + 32 * j, nb - 32 * j, wideb) : _mm512_setzero_si512();
     }
-    cnt = P, s = P;
-  } else { /* K in 17..BMM__CPU_VROWS_KMAX: P / 16 chunks of 16, the last masked */
+#ifdef BMM__CPU_HALF_IS_BF16
+    BMM__UNROLL for (q = 0; q < P; ++q) { /* a column a permutation, into f32's upper halves */
+      __m512 ca, cb;
+      if (q >= K) break;
+      ca = _mm512_castsi512_ps(BMM__FN(vcol)(xa, g->acol[q], g->amask[q], sa, 0xaaaaaaaau));
+      cb = _mm512_castsi512_ps(BMM__FN(vcol)(xb, g->bcol[ph][q], g->bmask[ph][q], sb, 0xaaaaaaaau));
+      sum = q == 0 ? _mm512_mul_ps(ca, cb) : _mm512_fmadd_ps(ca, cb, sum);
+    }
+#else
+    if (K == 1) /* A's halves are the column; B's converted, then permuted as f32 (16-bit
+                   permutations: 3x1x1 1.15x the time) */
+      sum = _mm512_mul_ps(BMM__FN(cvt16)(_mm512_castsi512_si256(xa[0])),
+                          _mm512_permutexvar_ps(g->b1idx[ph], BMM__FN(vload16)(Bg, nb, wideb)));
+    else
+      BMM__UNROLL for (q = 0; q < (P + 1) / 2; ++q) { /* two columns a permutation */
+        __m512i ca, cb;
+        if (2 * q >= K) break;
+        ca = BMM__FN(vcol)(xa, g->acol[q], g->amask[q], sa, 0xffffffffu);
+        cb = BMM__FN(vcol)(xb, g->bcol[ph][q], g->bmask[ph][q], sb, 0xffffffffu);
+        sum = q == 0 ? _mm512_mul_ps(BMM__FN(cvt16)(_mm512_castsi512_si256(ca)),
+                                     BMM__FN(cvt16)(_mm512_castsi512_si256(cb)))
+                     : _mm512_fmadd_ps(BMM__FN(cvt16)(_mm512_castsi512_si256(ca)),
+                                       BMM__FN(cvt16)(_mm512_castsi512_si256(cb)), sum);
+        if (2 * q + 1 < K)
+          sum = _mm512_fmadd_ps(BMM__FN(cvt16)(_mm512_extracti64x4_epi64(ca, 1)),
+                                BMM__FN(cvt16)(_mm512_extracti64x4_epi64(cb, 1)), sum);
+      }
+#endif
+    v[0] = sum;
+    cnt = s = 1; /* no tree */
+  } else {       /* K in 9..BMM__CPU_VROWS_KMAX: P / 16 chunks of 16, the last masked */
     const int ch = P / 16;
     const __mmask16 last = (__mmask16)((1u << (K - 16 * (ch - 1))) - 1u);
     __m512 bc[BMM__CPU_VROWS_KMAX / 16];
@@ -1928,7 +2004,8 @@ BMM__INLINE void BMM__FN(vrows_group)(const BMM__FN(vr) * g, int64_t e, int64_t 
         BMM__UNROLL for (c = 0; c < ch; ++c) bc[c] =
             _mm512_maskz_mov_ps(c + 1 < ch ? (__mmask16)0xffff : last,
                                 BMM__FN(vload16)(B + f * g->kb + 16 * c, K - 16 * c, wideb));
-      acc = _mm512_mul_ps(BMM__FN(vload16)(ar, 16, wide), bc[0]);
+      acc = _mm512_maskz_mul_ps(ch > 1 ? (__mmask16)0xffff : last,
+                                BMM__FN(vload16)(ar, ch > 1 ? 16 : K, wide), bc[0]);
       BMM__UNROLL for (c = 1; c < ch; ++c) /* the last chunk's lanes past K: 0 * 0 */
           acc =
               _mm512_fmadd_ps(_mm512_maskz_mov_ps(c + 1 < ch ? (__mmask16)0xffff : last,
@@ -1951,17 +2028,25 @@ BMM__INLINE void BMM__FN(vrows_group)(const BMM__FN(vr) * g, int64_t e, int64_t 
   }
   BMM__FN(vstore16)(C + o, v[0], nr);
 }
-/* blocks: block blk (16 whole entries, M groups at constant offsets) of
-   the run from entry x0; tail: the entries of a run of n after its whole
-   blocks. */
-BMM__INLINE void BMM__FN(vrows_blocks)(const BMM__FN(vr) * g, int64_t x0, int64_t blk, const int M,
-                                       const int64_t K, const int P, const int pf, const int plain,
-                                       const int rc) {
-  const int64_t e = x0 + 16 * blk;
-  /* 16 more entries of A and B (at least 16 halves of each) after the block:
-     its loads may read 16 at a time */
-  const int wide = e + 32 <= g->batch;
+/* span: n <= 16 entries from e, rows at run-time offsets, loads masked;
+   block: the 16 entries from e, M groups at constant offsets, and where 16
+   more entries of A and B follow them (32 where K = 1: a group's loads read
+   up to 31 halves past its own, vload32) every load a plain one (the
+   problem's last blocks go as spans) */
+BMM__INLINE void BMM__FN(vrows_span)(const BMM__FN(vr) * g, int64_t e, int64_t n, const int M,
+                                     const int64_t K, const int P, const int plain, const int rc) {
+  int64_t o;
+  for (o = 0; o < n * M; o += 16)
+    BMM__FN(vrows_group)(g, e, o, n * M, M, K, P, 0, plain, rc);
+}
+BMM__INLINE void BMM__FN(vrows_block)(const BMM__FN(vr) * g, int64_t e, const int M,
+                                      const int64_t K, const int P, const int pf, const int plain,
+                                      const int rc) {
   int t;
+  if (e + (K < 2 ? 48 : 32) > g->batch) {
+    BMM__FN(vrows_span)(g, e, 16, M, K, P, plain, rc);
+    return;
+  }
   if (pf) { /* the block's lines of A and B BMM_CPU_PREFETCH_BYTES ahead */
     const uintptr_t pa = (uintptr_t)(g->a + e * M * K) + BMM_CPU_PREFETCH_BYTES;
     const uintptr_t pb = (uintptr_t)(g->b + e * g->kb) + BMM_CPU_PREFETCH_BYTES;
@@ -1972,48 +2057,45 @@ BMM__INLINE void BMM__FN(vrows_blocks)(const BMM__FN(vr) * g, int64_t x0, int64_
       BMM__PREFETCH((const void *)(pb + (uintptr_t)q));
   }
   BMM__UNROLL for (t = 0; t < M; ++t)
-      BMM__FN(vrows_group)(g, e, 16 * t, 16 * M, M, K, P, wide, plain, rc);
-}
-BMM__INLINE void BMM__FN(vrows_tail)(const BMM__FN(vr) * g, int64_t x0, int64_t n, const int M,
-                                     const int64_t K, const int P, const int plain, const int rc) {
-  const int64_t e = x0 + n / 16 * 16, rn = (n % 16) * M;
-  int64_t o;
-  for (o = 0; o < rn; o += 16)
-    BMM__FN(vrows_group)(g, e, o, rn, M, K, P, 0, plain, rc);
+      BMM__FN(vrows_group)(g, e, 16 * t, 16 * M, M, K, P, 1, plain, rc);
 }
 /* Entries [b0, b1) as ch->streams interleaved runs (a block of 16 entries
-   from each in turn), the rest after them. */
+   from each in turn), the runs' last entries (under 16), the rest after
+   them. */
 BMM__INLINE void BMM__FN(vrows_range)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0,
                                       int64_t b1, const int M, const int64_t K, const int P,
                                       const int plain, const int rc) {
   const int S = ch->streams, pf = ch->prefetch;
   const int64_t len = BMM__CPU_RUN_LEN(b0, b1, S), x = b0 + S * len;
   BMM__FN(vr) g;
-  int64_t u, q;
-  int j, l;
+  int j;
   g.a = (const BMM__T *)pl->a.ptr, g.b = (const BMM__T *)pl->b.ptr, g.c = (BMM__T *)pl->c.ptr;
   g.kb = pl->b.batch_stride[0], g.batch = pl->batch;
   bmm__cpu_vtree_idx(g.tlo, g.thi);
-  g.seg = 0;
-  for (j = 0; j < M; ++j) { /* lane q*P + l: B's element l of row j + q's entry */
-    int idx[16];
-    for (l = 0; l < 16; ++l) {
-      const int pp = P <= 16 ? P : 16;
-      idx[l] = (int)((j + l / pp) / M * g.kb) + l % pp;
-      if (j == 0 && l % pp < K) g.seg |= (__mmask16)(1u << l);
-    }
-    g.bidx[j] = _mm512_loadu_si512((const void *)idx);
+  for (j = 0; j < M; ++j) { /* K = 1: lane r of B's column from row j + r's entry */
+    int idx[16], r;
+    for (r = 0; r < 16; ++r)
+      idx[r] = g.kb ? (j + r) / M : 0;
+    g.b1idx[j] = _mm512_loadu_si512((const void *)idx);
   }
+  if (P <= 8) /* the columns' halves: A's row r at r*K, B's at its entry's */
+    for (j = 0; j < 8; ++j) {
+      int ph;
+      bmm__cpu_vcol_idx(&g.acol[j], &g.amask[j], j, BMM__VCOL_W, K, 0, 1, K);
+      for (ph = 0; ph < M; ++ph)
+        bmm__cpu_vcol_idx(&g.bcol[ph][j], &g.bmask[ph][j], j, BMM__VCOL_W, K, ph, M, g.kb);
+    }
   g.al = _mm512_set1_ps((float)pl->alpha), g.be = _mm512_set1_ps((float)pl->beta);
   g.bias = _mm512_set1_ps(pl->bias ? BMM__TOF(((const BMM__T *)pl->bias)[0]) : -0.0f);
+  int64_t u, q;
   for (u = 0; u < len / 16; ++u)
     for (q = 0; q < S; ++q)
-      BMM__FN(vrows_blocks)(&g, b0 + q * len, u, M, K, P, pf, plain, rc);
+      BMM__FN(vrows_block)(&g, b0 + q * len + 16 * u, M, K, P, pf, plain, rc);
   for (q = 0; q < S; ++q)
-    BMM__FN(vrows_tail)(&g, b0 + q * len, len, M, K, P, plain, rc);
+    BMM__FN(vrows_span)(&g, b0 + q * len + len / 16 * 16, len % 16, M, K, P, plain, rc);
   for (u = 0; u < (b1 - x) / 16; ++u)
-    BMM__FN(vrows_blocks)(&g, x, u, M, K, P, pf, plain, rc);
-  BMM__FN(vrows_tail)(&g, x, b1 - x, M, K, P, plain, rc);
+    BMM__FN(vrows_block)(&g, x + 16 * u, M, K, P, pf, plain, rc);
+  BMM__FN(vrows_span)(&g, x + (b1 - x) / 16 * 16, (b1 - x) % 16, M, K, P, plain, rc);
 }
 /* One function per m (M = 1..4) and lanes a row P (bmm__cpu_vrows_p),
    for every dot kernel of the dtype (k is the plan's: constants M and P fix
@@ -2040,6 +2122,7 @@ static const bmm__cpu_range_fn BMM__FN(vrows_fns)[4][8] = {{BMM__VROWS_M(BMM__VR
 #undef BMM__VROWS_FN
 #undef BMM__VROWS_M
 #undef BMM__VROWS_DEF
+#undef BMM__VCOL_W
 #endif
 BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *plan, const bmm__cpu_choice *ch, int64_t b0,
                                     int64_t b1, const int M, const int64_t K) {

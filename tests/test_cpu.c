@@ -1116,11 +1116,11 @@ static void test_half_dtypes(void) {
 }
 
 /* The 16-rows-to-a-vector path's sums, one row of C at a time in plain C
-   (bmm_cpu.h, "16 rows of C to a vector"): a row of k <= 16 products is a
-   segment of P lanes (P the power of two >= k, zeros after k), a longer one
-   16 lanes summed chunk by chunk with multiply-adds (zeros past k in the
-   last chunk); then the pairwise tree, lane u += lane u + s/2 for s = P ..
-   2; then the f32 store's epilogue. q: an f32 problem (m x 1 x k, one batch
+   (bmm_cpu.h, "16 rows of C to a vector"): a row of k <= 8 products summed
+   in turn (product 0, + product 1, ...); a longer one in 16 lanes summed
+   chunk by chunk with multiply-adds (zeros past k in the last chunk), then
+   the pairwise tree, lane u += lane u + s/2 for s = 16 .. 2; then the f32
+   store's epilogue. q: an f32 problem (m x 1 x k, one batch
    dim) over the halves' values; C is overwritten with the model's result. */
 static void vrows_model(const bmm_problem *q) {
   const float *A = (const float *)q->a.ptr, *B = (const float *)q->b.ptr;
@@ -1135,13 +1135,13 @@ static void vrows_model(const bmm_problem *q) {
       const float *a = A + e * q->a.batch_stride[0] + i * q->a.row_stride;
       const float *b = B + e * q->b.batch_stride[0];
       float *c = C + e * q->c.batch_stride[0] + i * q->c.row_stride;
-      if (q->k <= 16) {
-        P = q->k == 1 ? 1 : q->k == 2 ? 2 : q->k <= 4 ? 4 : q->k <= 8 ? 8 : 16;
-        for (u = 0; u < P; ++u)
-          p[u] = u < q->k ? a[u * q->a.col_stride] * b[u * q->b.row_stride] : 0.0f;
+      if (q->k <= 8) {
+        P = 1, p[0] = a[0] * b[0];
+        for (l = 1; l < q->k; ++l)
+          p[0] += a[l * q->a.col_stride] * b[l * q->b.row_stride];
       } else {
         for (u = 0; u < 16; ++u)
-          p[u] = a[u * q->a.col_stride] * b[u * q->b.row_stride];
+          p[u] = u < q->k ? a[u * q->a.col_stride] * b[u * q->b.row_stride] : 0.0f;
         for (l = 16; l < q->k; l += 16)
           for (u = 0; u < 16; ++u)
             p[u] = l + u < q->k
@@ -1161,16 +1161,46 @@ static void vrows_model(const bmm_problem *q) {
     }
 }
 
+/* Products that cancel, so that a change in the order of a row's additions
+   shows in C's bits: with values of one binade the sums of a few products of
+   halves are exact in f32 in any order (or differ below C's rounding). In
+   entry e, elements k1 = e % k and k2 = (3e + 1) % k of B's column are made
+   y, y and of each row of A x, -x, with x and y 2^10 times the values there:
+   the two products cancel exactly, and the row keeps the other products'
+   low bits only where its order adds the pair before it adds either to them.
+   (A shared B: entry 0's pair for every entry.) */
+static void tprob_cancel(tprob *t, bmm_dtype dt) {
+  const bmm_problem *p = &t->p;
+  int64_t e, i;
+  if (p->k < 2) return;
+  for (e = 0; e < p->batch[0]; ++e) {
+    const int64_t f = p->b.batch_stride[0] ? e : 0, k1 = f % p->k, k2 = (3 * f + 1) % p->k;
+    const int64_t b1 = e * p->b.batch_stride[0] + k1 * p->b.row_stride - t->b.lo;
+    const int64_t b2 = e * p->b.batch_stride[0] + k2 * p->b.row_stride - t->b.lo;
+    const double y = ldexp(bmm_element_get(dt, t->b.init, b1), 10);
+    if (k1 == k2) continue;
+    bmm_element_set(dt, t->b.init, b1, y), bmm_element_set(dt, t->b.alloc, b1, y);
+    bmm_element_set(dt, t->b.init, b2, y), bmm_element_set(dt, t->b.alloc, b2, y);
+    for (i = 0; i < p->m; ++i) {
+      const int64_t r = e * p->a.batch_stride[0] + i * p->a.row_stride - t->a.lo;
+      const double x = ldexp(bmm_element_get(dt, t->a.init, r + k1 * p->a.col_stride), 10);
+      bmm_element_set(dt, t->a.init, r + k1 * p->a.col_stride, x);
+      bmm_element_set(dt, t->a.alloc, r + k1 * p->a.col_stride, x);
+      bmm_element_set(dt, t->a.init, r + k2 * p->a.col_stride, -x);
+      bmm_element_set(dt, t->a.alloc, r + k2 * p->a.col_stride, -x);
+    }
+  }
+}
+
 /* f16 and bf16 read by cpu_small's dot kernels themselves (issue 23,
    bmm__cpu_fused, where the build has F16C / SSE2): m = 1..4 x 1 x k for
    k = 1..64 (the constant-k kernels and the run-time-k ones), every
    alpha/beta/bias mode, row-major and shared B, odd batches and pointers at
-   odd element offsets (tprob's guards). Each result must be within the bound
-   of the reference (tprob_verify) and have the bits of the f32 kernel run on
-   the halves' f32 values, then rounded once: the fused kernels keep the f32
-   kernel's order of additions and a product of two halves is exact in f32.
-   Where explain says 16 rows of C to a vector (AVX-512), the bits are those
-   of vrows_model instead, and every problem here must take that path.
+   odd element offsets (tprob's guards), products that cancel (tprob_cancel). Each result must be
+   within the bound of the reference (tprob_verify) and have the bits of the f32 kernel run on the
+   halves' f32 values, then rounded once: the fused kernels keep the f32 kernel's order of additions
+   and a product of two halves is exact in f32. Where explain says 16 rows of C to a vector
+   (AVX-512), the bits are those of vrows_model instead, and every problem here must take that path.
    Explain must name the fused path where it is built, the conversion where
    not. */
 static void test_half_fused(void) {
@@ -1194,6 +1224,7 @@ static void test_half_fused(void) {
           apply_mode(&p, mode, layouts[l], &bias);
           snprintf(label, sizeof label, "fused %s #%d", bmm_dtype_name(dt), idx);
           tprob_make(&t, &p, bias, (uint64_t)idx + 47000, label);
+          tprob_cancel(&t, dt);
           ++idx;
           if (!tprob_run(&t, BMM_CPU_SMALL, idx % 2)) {
             tprob_free(&t);
