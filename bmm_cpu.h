@@ -481,17 +481,11 @@ BMM__INLINE void bmm__hsum_f64(const bmm__v16_f64 *s, double *r) {
 #endif
 #define BMM__CPU_VROWS_KMAX 64
 #if BMM__CPU_VROWS_f16 || BMM__CPU_VROWS_bf16
-/* The index of P, the lanes of a row (1, 2, 4, 8, 16; past 16 a vector of
-   16 per chunk: 32, 48, 64), in each dtype's vrows_fns */
+/* The index of P in each dtype's vrows_fns: k itself up to 8 (the columns,
+   every count and offset a constant), then the lanes a row: 16, and past 16
+   a vector of 16 per chunk: 32, 48, 64 */
 static int bmm__cpu_vrows_p(int64_t k) {
-  return k <= 1    ? 0
-         : k <= 2  ? 1
-         : k <= 4  ? 2
-         : k <= 8  ? 3
-         : k <= 16 ? 4
-         : k <= 32 ? 5
-         : k <= 48 ? 6
-                   : 7;
+  return k <= 8 ? (int)k - 1 : k <= 16 ? 8 : k <= 32 ? 9 : k <= 48 ? 10 : 11;
 }
 /* vcol's permutation number q of 16 rows whose halves were loaded 32 at a
    time from the first row's: w = 2 (f16): columns 2q (halves 0..15, row r
@@ -2097,28 +2091,34 @@ BMM__INLINE void BMM__FN(vrows_range)(const bmm_plan *pl, const bmm__cpu_choice 
     BMM__FN(vrows_block)(&g, x + 16 * u, M, K, P, pf, plain, rc);
   BMM__FN(vrows_span)(&g, x + (b1 - x) / 16 * 16, (b1 - x) % 16, M, K, P, plain, rc);
 }
-/* One function per m (M = 1..4) and lanes a row P (bmm__cpu_vrows_p),
-   for every dot kernel of the dtype (k is the plan's: constants M and P fix
-   every offset; one per kernel, with copies for the plain epilogue and
-   the wide loads, took gcc 12 minutes over tools/ab/ab_lib.c; with these it
-   takes 65 s, 33 s without the path) */
+/* One function per m (M = 1..4) and k up to 8 or lanes a row P past it
+   (bmm__cpu_vrows_p), for every dot kernel of the dtype (past 8, k is the
+   plan's: constants M and P fix every offset; one per kernel, with copies
+   for the plain epilogue and the wide loads, took gcc 12 minutes over
+   tools/ab/ab_lib.c). k a constant up to 8: the columns' loop counts and
+   loads are constants, 3x1x3 to 3x1x8 0.41-0.93x the time of one function
+   per power of two (bench/notes/cpu.md). */
 #define BMM__VROWS_DEF(M, PI, P)                                                       \
   static BMM__VEXT_ATTR void BMM__FN(vrows_##M##_##PI)(                                \
       const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {         \
     const int plain = (float)pl->alpha == 1.0f && !pl->read_c && !pl->bias;            \
-    BMM__FN(vrows_range)(pl, ch, b0, b1, M, P <= 2 ? P : pl->k, P, plain, pl->read_c); \
+    BMM__FN(vrows_range)(pl, ch, b0, b1, M, P <= 8 ? P : pl->k, P, plain, pl->read_c); \
   }
-#define BMM__VROWS_M(X, M) \
-  X(M, 0, 1) X(M, 1, 2) X(M, 2, 4) X(M, 3, 8) X(M, 4, 16) X(M, 5, 32) X(M, 6, 48) X(M, 7, 64)
+/* the list by hand: clang-format reflows it differently on every pass */
+/* clang-format off */
+#define BMM__VROWS_M(X, M)                                                      \
+  X(M, 0, 1) X(M, 1, 2) X(M, 2, 3) X(M, 3, 4) X(M, 4, 5) X(M, 5, 6) X(M, 6, 7) \
+  X(M, 7, 8) X(M, 8, 16) X(M, 9, 32) X(M, 10, 48) X(M, 11, 64)
+/* clang-format on */
 BMM__VROWS_M(BMM__VROWS_DEF, 1)
 BMM__VROWS_M(BMM__VROWS_DEF, 2)
 BMM__VROWS_M(BMM__VROWS_DEF, 3)
 BMM__VROWS_M(BMM__VROWS_DEF, 4)
 #define BMM__VROWS_FN(M, PI, P) BMM__FN(vrows_##M##_##PI),
-static const bmm__cpu_range_fn BMM__FN(vrows_fns)[4][8] = {{BMM__VROWS_M(BMM__VROWS_FN, 1)},
-                                                           {BMM__VROWS_M(BMM__VROWS_FN, 2)},
-                                                           {BMM__VROWS_M(BMM__VROWS_FN, 3)},
-                                                           {BMM__VROWS_M(BMM__VROWS_FN, 4)}};
+static const bmm__cpu_range_fn BMM__FN(vrows_fns)[4][12] = {{BMM__VROWS_M(BMM__VROWS_FN, 1)},
+                                                            {BMM__VROWS_M(BMM__VROWS_FN, 2)},
+                                                            {BMM__VROWS_M(BMM__VROWS_FN, 3)},
+                                                            {BMM__VROWS_M(BMM__VROWS_FN, 4)}};
 #undef BMM__VROWS_FN
 #undef BMM__VROWS_M
 #undef BMM__VROWS_DEF
