@@ -16,7 +16,8 @@
    get: the bandwidth by bench/cpu_roofline.h's probe (several read streams,
    streaming stores, a grid of read shares; the demo uses the same), the FMA
    peak as independent vector FMA chains (see bench_fma_peak). pct_roofline is
-   that floor over the measured time. A row of at most 4x the last-level cache
+   that floor over the measured time; the row's calls and its probe's passes
+   alternate, and both are medians (bmmx_roof_time). A row of at most 4x the last-level cache
    may stay in cache between calls: its percentage is flagged `cached` (CSV
    column cached = 1) and is not a claim against the DRAM floor. --roofline
    still prints the memcpy copy figure peers_cpu.py reads. */
@@ -266,11 +267,13 @@ typedef struct bench_result {
   int ok, cached;
 } bench_result;
 
+static void call_cpu(void *p) { bmm_cpu((const bmm_problem *)p); }
+
 static bench_result run_one(bmm_problem *p, const bmmx_case *cs, void *c, int64_t c_elems,
                             int min_reps, bmmx_roofline *roof, double peak) {
   bench_result r = {0, 0, 0, 0, 0, 0};
-  double t[64], t0, warm, bytes = bmmx_min_bytes(cs, 0), flops = bmmx_flops(cs), floor_s;
-  int reps, i;
+  double t0, warm, sec, bytes = bmmx_min_bytes(cs, 0), flops = bmmx_flops(cs), floor_s;
+  int reps;
   bmm_problem chk = *p;
   bmmx_poison(cs->dtype, c, c_elems);
   t0 = bmmx_now_s();
@@ -284,16 +287,14 @@ static bench_result run_one(bmm_problem *p, const bmmx_case *cs, void *c, int64_
   reps = min_reps;
   while (reps < 60 && warm * reps < 0.3)
     ++reps;
-  for (i = 0; i < reps; ++i) {
-    t0 = bmmx_now_s();
-    bmm_cpu(p);
-    t[i] = bmmx_now_s() - t0;
-  }
-  r.ms = bmmx_median(t, reps) * 1e3;
-  r.gbps = bytes / (r.ms * 1e-3) / 1e9;
-  r.gflops = flops / (r.ms * 1e-3) / 1e9;
   r.cached = bmmx_roof_cached(roof, bytes);
-  bmmx_roof_refresh_case(roof, cs); /* the floor probed again beside the row */
+  /* a row beyond the caches alternates each call with two passes of its
+     floor's probe (bmmx_roof_time), 256 MiB or more each: 9 calls */
+  if (!r.cached && reps > 9) reps = min_reps > 9 ? min_reps : 9;
+  bmmx_roof_time(roof, cs, call_cpu, p, reps, &sec);
+  r.ms = sec * 1e3;
+  r.gbps = bytes / sec / 1e9;
+  r.gflops = flops / sec / 1e9;
   floor_s = bmmx_roof_seconds(roof, cs, 0);
   if (flops / (peak * 1e9) > floor_s) floor_s = flops / (peak * 1e9);
   r.pct = 100.0 * floor_s / (r.ms * 1e-3);

@@ -9,9 +9,12 @@
    "of copy"), so the probe measures a grid of mixes, each with every thread
    reading one or four streams with wide loads and writing one stream with
    streaming (non-temporal) stores, and plain stores where those do better;
-   the best of a few passes counts (a floor is the best the machine can do).
-   A row between two grid mixes gets the larger of the two bandwidths, so the
-   floor errs towards unreachable, never towards beatable.
+   at the start the best configuration of each mix is chosen over a few
+   passes. A row is then timed in turn with passes of that configuration
+   (bmmx_roof_time), and its floor is the median of those passes against the
+   median of its calls: the same statistic over the same seconds (a shared
+   VM's bandwidth moves by 1.5x within minutes). A row between two grid mixes gets the larger of the
+   two bandwidths, so the floor errs towards unreachable, never towards beatable.
 
    Every stream of a pass covers >= 8x the last-level cache (LLC, from sysfs),
    and a minor stream moves on by its length each pass, so nothing is served
@@ -49,7 +52,9 @@ typedef struct bmmx_roofline {
   double read_frac[BMMX_ROOF_NMIX]; /* ascending */
   double gbps[BMMX_ROOF_NMIX];      /* bytes read + written per second / 1e9, latest probe */
   double best[BMMX_ROOF_NMIX];      /* the best of every probe so far */
-  /* the probe's buffers, kept for bmmx_roof_refresh (bmmx_roofline_release) */
+  int cfg_ns[BMMX_ROOF_NMIX];       /* each mix's best configuration (bmmx__roof_mix) */
+  int cfg_streaming[BMMX_ROOF_NMIX];
+  /* the probe's buffers, kept for bmmx_roof_time (bmmx_roofline_release) */
   void *src, *dst;
   int64_t lines;
 } bmmx_roofline;
@@ -176,47 +181,56 @@ static const int bmmx__roof_mix_w[] = {
 #undef BMMX__X
 };
 
-/* Best GB/s of grid mix m over the probe's configurations and passes. */
-static inline double bmmx__roof_mix(const bmmx_roofline *r, int m) {
+/* GB/s of one pass of grid mix m: ns read streams a thread (1 or 4),
+   streaming stores or plain ones, the minor stream placed by `pass`. */
+static inline double bmmx__roof_run(const bmmx_roofline *r, int m, int ns, int streaming,
+                                    int pass) {
   const bmmx__roof_line *src = (const bmmx__roof_line *)r->src;
   bmmx__roof_line *dst = (bmmx__roof_line *)r->dst;
   int64_t lines = r->lines;
-  int rr = bmmx__roof_mix_r[m], ww = bmmx__roof_mix_w[m], pass, stream, ns;
+  int rr = bmmx__roof_mix_r[m], ww = bmmx__roof_mix_w[m];
   /* the dominant stream covers the buffer; the minor one its share */
   int64_t nr = rr >= ww ? lines : lines / ww * rr, nw = ww >= rr ? lines : lines / rr * ww;
-  double best = 0;
+  /* the minor stream starts further on each pass: not served from cache */
+  int64_t rbase = nr < lines ? (nr * (pass + 1)) % (lines - nr + 1) : 0;
+  int64_t wbase = nw < lines ? (nw * (pass + 1)) % (lines - nw + 1) : 0;
   uint64_t sink = 0;
+  double t0 = bmmx_now_s();
+#ifdef _OPENMP
+#pragma omp parallel reduction(+ : sink)
+#endif
+  {
+    int64_t id = 0, nt = 1, rq, wq;
+#ifdef _OPENMP
+    id = omp_get_thread_num(), nt = omp_get_num_threads();
+#endif
+    rq = nr / nt / 4 * 4, wq = nw / nt;
+    sink +=
+        bmmx__roof_pass(src, rbase + id * rq, rq, dst, wbase + id * wq, wq, rr, ww, streaming, ns);
+  }
+  bmmx__roof_sink += sink; /* keeps the reads */
+  return 64.0 * (double)(nr + nw) / (bmmx_now_s() - t0) / 1e9;
+}
+
+/* Best GB/s of grid mix m over the probe's configurations and passes; the
+   best configuration is kept for bmmx_roof_time. */
+static inline double bmmx__roof_mix(bmmx_roofline *r, int m) {
+  int pass, stream, ns;
+  double best = 0;
   /* 1 or 4 read streams a thread: which one a machine sustains better
      differs (Zen 3/4 VMs: 4, by 20-40%; the Zen 5 VM of 2026-11-25: 1, where
      4 left the floor at 56 GB/s and cpu_small ran the seed at 70) */
   for (ns = 1; ns <= 4; ns += 3)
     for (stream = 0; stream < 2; ++stream)
       for (pass = 0; pass < 3; ++pass) {
-        /* the minor stream starts further on each pass: not served from cache */
-        int64_t rbase = nr < lines ? (nr * (pass + 3 * stream + 1)) % (lines - nr + 1) : 0;
-        int64_t wbase = nw < lines ? (nw * (pass + 3 * stream + 1)) % (lines - nw + 1) : 0;
-        double t0 = bmmx_now_s(), t;
-#ifdef _OPENMP
-#pragma omp parallel reduction(+ : sink)
-#endif
-        {
-          int64_t id = 0, nt = 1, rq, wq;
-#ifdef _OPENMP
-          id = omp_get_thread_num(), nt = omp_get_num_threads();
-#endif
-          rq = nr / nt / 4 * 4, wq = nw / nt;
-          sink += bmmx__roof_pass(src, rbase + id * rq, rq, dst, wbase + id * wq, wq, rr, ww,
-                                  stream == 0, ns);
-        }
-        t = bmmx_now_s() - t0;
-        if (64.0 * (double)(nr + nw) / t / 1e9 > best) best = 64.0 * (double)(nr + nw) / t / 1e9;
+        double g = bmmx__roof_run(r, m, ns, stream == 0, pass + 3 * stream);
+        if (g > best) best = g, r->cfg_ns[m] = ns, r->cfg_streaming[m] = stream == 0;
       }
-  bmmx__roof_sink += sink; /* keeps the reads */
   return best;
 }
 
 /* Measure the mixes with omp_get_max_threads() threads (one without OpenMP).
-   Keeps its 2 x probe_bytes of buffers for bmmx_roof_refresh until
+   Keeps its 2 x probe_bytes of buffers for bmmx_roof_time until
    bmmx_roofline_release. Returns 0 when out of memory. About 1-2 s. */
 static inline int bmmx_roofline_measure(bmmx_roofline *r) {
   double llc = bmmx_llc_bytes(), bytes;
@@ -273,23 +287,6 @@ static inline int bmmx__roof_upper(const bmmx_roofline *r, double f) {
   return BMMX_ROOF_NMIX - 1;
 }
 
-/* Measure again the mixes around a row's read share, right after the row
-   ran, and let the row's floor be that: a shared VM's bandwidth drifts by
-   1.5x within minutes (Zen 5 VM, 2026-11-26: 45-63 GB/s at the start of a
-   sweep, 72-104 a few minutes later), so a floor measured once at the start
-   let rows read 130% of it, and the best of all probes held later rows to a
-   moment they did not run in. `best` keeps the best of every probe. About
-   0.1 s. */
-static inline void bmmx_roof_refresh(bmmx_roofline *r, double rd, double wr) {
-  double f = rd + wr > 0 ? rd / (rd + wr) : 1;
-  int m = bmmx__roof_upper(r, f), lo = m - 1;
-  if (!r->src) return;
-  for (; lo <= m; ++lo) {
-    r->gbps[lo] = bmmx__roof_mix(r, lo);
-    if (r->gbps[lo] > r->best[lo]) r->best[lo] = r->gbps[lo];
-  }
-}
-
 /* Bandwidth (GB/s) for a row reading `rd` bytes and writing `wr` bytes: the
    larger of the two grid mixes around its read fraction. */
 static inline double bmmx_roof_gbps(const bmmx_roofline *r, double rd, double wr) {
@@ -318,12 +315,39 @@ static inline int bmmx_roof_cached(const bmmx_roofline *r, double bytes) {
   return bytes <= 4 * r->llc_bytes;
 }
 
-/* A row just timed: its mixes probed again (bmmx_roof_refresh) unless the
-   row may sit in cache, where the DRAM floor is not its yardstick anyway. */
-static inline void bmmx_roof_refresh_case(bmmx_roofline *r, const bmmx_case *c) {
-  double rd, wr;
+/* Time a row and its floor in turn: `reps` calls of fn(ctx), each followed
+   (rows that cannot stay in cache) by one pass of each of the two grid mixes
+   around the row's read share, in their best configuration. *sec is the
+   median call; the two mixes' latest figures (r->gbps, what bmmx_roof_gbps
+   and bmmx_roof_seconds read) become the medians of their passes. The row
+   and its floor are the same statistic of the same seconds: on a shared VM
+   whose bandwidth moves by 1.5x within minutes, the median of a row's calls
+   against the best of twelve probe passes taken after them read 57-133%
+   from one minute to the next for the same kernel (Zen 5 VM, 2026-11-26,
+   f16 3x1x48..56), bench/notes/cpu.md. Returns the row's floor in GB/s. */
+static inline double bmmx_roof_time(bmmx_roofline *r, const bmmx_case *c, void (*fn)(void *),
+                                    void *ctx, int reps, double *sec) {
+  double t[64], g[2][64], rd, wr, f;
+  int i, m, j, probe;
+  if (reps > 64) reps = 64;
+  if (reps < 1) reps = 1;
   bmmx_case_rw(c, 0, &rd, &wr);
-  if (!bmmx_roof_cached(r, rd + wr)) bmmx_roof_refresh(r, rd, wr);
+  f = rd + wr > 0 ? rd / (rd + wr) : 1;
+  m = bmmx__roof_upper(r, f);
+  probe = r->src && !bmmx_roof_cached(r, rd + wr);
+  for (i = 0; i < reps; ++i) {
+    double t0 = bmmx_now_s();
+    fn(ctx);
+    t[i] = bmmx_now_s() - t0;
+    for (j = 0; probe && j < 2; ++j)
+      g[j][i] = bmmx__roof_run(r, m - 1 + j, r->cfg_ns[m - 1 + j], r->cfg_streaming[m - 1 + j], i);
+  }
+  *sec = bmmx_median(t, reps);
+  for (j = 0; probe && j < 2; ++j) {
+    r->gbps[m - 1 + j] = bmmx_median(g[j], reps);
+    if (r->gbps[m - 1 + j] > r->best[m - 1 + j]) r->best[m - 1 + j] = r->gbps[m - 1 + j];
+  }
+  return bmmx_roof_gbps(r, rd, wr);
 }
 
 /* The latest probe of each mix (bmmx_roof_print) or the best of all

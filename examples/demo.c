@@ -77,10 +77,6 @@ static double copy_bandwidth(void *x, void *y, size_t bytes) {
 }
 /* the roofline: copy bandwidth whatever the mix; nothing is cached */
 static double copy_bw;
-static double roof_bandwidth(const bmmx_case *c) {
-  (void)c;
-  return copy_bw;
-}
 static int roof_cached(double bytes) {
   (void)bytes;
   return 0;
@@ -97,8 +93,9 @@ static void roof_measure(void) {
   dev_free(x), dev_free(y);
   printf("measured copy bandwidth (read + write, 256 MiB): %.1f GB/s\n", copy_bw * 1e-9);
 }
-/* Median seconds of REPS calls, after one warm-up; status of the first call. */
-static bmm_status time_call(const bmm_problem *p, double *sec) {
+/* Median seconds of REPS calls, after one warm-up, and the row's floor in
+   bytes per second (the copy bandwidth); status of the first call. */
+static bmm_status time_call(const bmm_problem *p, const bmmx_case *c, double *sec, double *roof) {
   cudaEvent_t e0, e1;
   double t[REPS];
   int r;
@@ -117,6 +114,8 @@ static bmm_status time_call(const bmm_problem *p, double *sec) {
   }
   CK(cudaGetLastError());
   *sec = bmmx_median(t, REPS);
+  *roof = copy_bw;
+  (void)c;
   return BMM_OK;
 }
 #else
@@ -136,15 +135,6 @@ static const char *device_name(void) {
   return "CPU, 1 thread (built without OpenMP)";
 #endif
 }
-/* bytes per second the machine sustains for this row's reads and writes,
-   probed again right after the row ran (a shared VM's bandwidth drifts by
-   1.5x within a sweep: the row is held to the moment it ran in) */
-static double roof_bandwidth(const bmmx_case *c) {
-  double rd, wr;
-  bmmx_roof_refresh_case(&cpu_roof, c);
-  bmmx_case_rw(c, 0, &rd, &wr);
-  return bmmx_roof_gbps(&cpu_roof, rd, wr) * 1e9;
-}
 static int roof_cached(double bytes) { return bmmx_roof_cached(&cpu_roof, bytes); }
 static void roof_measure(void) {
   if (!bmmx_roofline_measure(&cpu_roof)) {
@@ -153,22 +143,20 @@ static void roof_measure(void) {
   }
   bmmx_roof_print(stdout, &cpu_roof);
 }
-static bmm_status time_call(const bmm_problem *p, double *sec) {
-  double t[REPS];
-  int r;
+static void call_cpu(void *p) { bmm_cpu((const bmm_problem *)p); }
+/* Median seconds of REPS calls after one warm-up, and the row's floor in
+   bytes per second: the bandwidth the machine sustains for the row's reads
+   and writes, probed between the calls (bmmx_roof_time; a shared VM's
+   bandwidth drifts by 1.5x within a sweep); status of the first call. */
+static bmm_status time_call(const bmm_problem *p, const bmmx_case *c, double *sec, double *roof) {
   bmm_status s = bmm_cpu(p);
   if (s != BMM_OK) return s;
-  for (r = 0; r < REPS; ++r) {
-    double t0 = bmmx_now_s();
-    bmm_cpu(p);
-    t[r] = bmmx_now_s() - t0;
-  }
-  *sec = bmmx_median(t, REPS);
+  *roof = bmmx_roof_time(&cpu_roof, c, call_cpu, (void *)p, REPS, sec) * 1e9;
   return BMM_OK;
 }
 #endif
 
-/* rows past 100% of the roofline: the floor, probed right after the row
+/* rows past 100% of the roofline: the floor, probed between the row's calls
    (CPU) or once at the start (GPU), was lower than what the row got (a busy
    or shared machine) */
 static int rows_over_roof;
@@ -204,13 +192,13 @@ static int sweep(bmm_dtype dt, int64_t batch, int kmin, int kmax) {
   for (k = kmin; k <= kmax; ++k) {
     bmm_plan plan;
     bmm_problem p;
-    double sec = 0, bytes, worst, pct, roof;
+    double sec = 0, bytes, worst, pct, roof = 0;
     bmm_status st;
     c.k = k;
     /* the first batch*3*k values of the K=kmax buffers are a valid packed A */
     p = bmmx_problem(&c, da, db, dc, NULL);
     st = bmm_plan_problem(&p, BACKEND, &plan);
-    if (st == BMM_OK) st = time_call(&p, &sec);
+    if (st == BMM_OK) st = time_call(&p, &c, &sec, &roof);
     if (st != BMM_OK) {
       printf("%4d  failed: %s\n", k, bmm_last_error());
       ++fails;
@@ -220,7 +208,6 @@ static int sweep(bmm_dtype dt, int64_t batch, int kmin, int kmax) {
     p = bmmx_problem(&c, ha, hb, hc, NULL);
     worst = bmmx_check(&p, hc, 64);
     bytes = bmmx_min_bytes(&c, 0);
-    roof = roof_bandwidth(&c);
     pct = 100.0 * bytes / sec / roof;
     rows_over_roof += pct > 100.0 && !roof_cached(bytes);
     printf("%4d  %-18s %10.3f %9.1f %9.1f %7.1f%%  %s%s\n", k, bmm_strategy_name(plan.strategy),
