@@ -506,20 +506,6 @@ static void bmm__cpu_vcol_idx(__m512i *idx, __mmask32 *hi, int q, int w, int64_t
   }
   *idx = _mm512_loadu_si512((const void *)x);
 }
-/* The pairwise tree's permutations: level s (segments of s lanes, s = 2, 4,
-   8, 16 at index 0..3) takes two vectors x, y of 16/s rows each to one of
-   2*16/s rows with segments of s/2 lanes: lane z is lane lo[z] + lane lo[z] +
-   s/2 of x (z < 8) or y (z >= 8, lanes 16.. of the pair). */
-static void bmm__cpu_vtree_idx(__m512i *lo, __m512i *hi) {
-  int lv, z;
-  for (lv = 0; lv < 4; ++lv) {
-    const int h = 1 << lv; /* s / 2 */
-    int l[16], u[16];
-    for (z = 0; z < 16; ++z)
-      l[z] = ((z & 8) << 1) + (z & 7) + (z & 7 & -h), u[z] = l[z] + h;
-    lo[lv] = _mm512_loadu_si512((const void *)l), hi[lv] = _mm512_loadu_si512((const void *)u);
-  }
-}
 #endif
 
 /* Entries of [b0, b0 + len*S) are visited as S interleaved sub-ranges (the
@@ -1846,8 +1832,8 @@ BMM__INLINE void BMM__FN(small_dot_range)(const bmm_plan *pl, int64_t b0, int64_
    horizontal sums (3x1x3 to 3x1x8 f16 0.68-0.94x the time of a segment of P
    lanes a row and a tree, one thread in cache, bench/notes/cpu.md). K > 8:
    a row a vector (products of 16-element chunks summed lane by lane, the
-   last chunk masked), then a pairwise tree (level s: lane u += lane u +
-   s/2), 16 vectors to one. Every row gets the same operations wherever it
+   last chunk masked), then a tree of shuffles (vtree), 16 vectors to one.
+   Every row gets the same operations wherever it
    sits, so neither the range split nor the group a row falls in changes a
    bit; the order is this path's own, not the f32 kernel's (tests/test_cpu.c,
    "half_fused", models it lane by lane). Nothing is written outside the
@@ -1910,6 +1896,41 @@ BMM__INLINE __m512i BMM__FN(vcol)(const __m512i *x, __m512i idx, __mmask32 hi, i
              ? _mm512_mask_blend_epi16(hi, lo, _mm512_maskz_permutex2var_epi16(z, x[2], idx, x[3]))
              : lo;
 }
+/* A row of K = 9..BMM__CPU_VROWS_KMAX halves at p as P / 16 vectors (vector
+   c lane l element 16c + l), zeros past K (wide: loads of whole chunks,
+   whatever follows K masked off; else nothing past K read); returns their
+   count. (bf16 past 16 as 32-element chunks split into even and odd elements
+   by a shift and a mask, 2 ops for 32 halves against 2 for 16 here: 1.15-1.6x
+   the time on Zen 5, gcc spilling the 64-byte loads; bench/notes/cpu.md.) */
+BMM__INLINE int BMM__FN(vrowvec)(__m512 *x, const BMM__T *p, const int64_t K, const int P,
+                                 const int wide) {
+  const int ch = P / 16;
+  const __mmask16 last = (__mmask16)((1u << (K - 16 * (ch - 1))) - 1u);
+  int c;
+  BMM__UNROLL for (c = 0; c < ch; ++c) x[c] = _mm512_maskz_mov_ps(
+      c + 1 < ch ? (__mmask16)0xffff : last, BMM__FN(vload16)(p + 16 * c, K - 16 * c, wide));
+  return ch;
+}
+/* 16 vectors of 16 lanes to one, lane r the sum of v[r]'s lanes e0..e15 as
+   ((s0 + s1) + (s2 + s3)), s_q = (e_4q + e_4q+2) + (e_4q+1 + e_4q+3): the
+   first two levels in-lane shuffles (unpack, shufps: 4 a cycle on Zen 5,
+   where the two-source vpermt2ps of a pairwise tree took 1.5 a cycle and
+   the adds' pipes: K = 9..16 spent most of its time there), the last two
+   shuffles of 128-bit quarters. */
+BMM__INLINE __m512 BMM__FN(vtree)(__m512 *v) {
+  int j;
+  BMM__UNROLL for (j = 0; j < 8; ++j) /* rows 2j, 2j+1 in turn: e_4q + e_4q+2, e_4q+1 + e_4q+3 */
+      v[j] = _mm512_add_ps(_mm512_unpacklo_ps(v[2 * j], v[2 * j + 1]),
+                           _mm512_unpackhi_ps(v[2 * j], v[2 * j + 1]));
+  BMM__UNROLL for (j = 0; j < 4; ++j) /* quarter q: s_q of rows 4j..4j+3 */
+      v[j] = _mm512_add_ps(_mm512_shuffle_ps(v[2 * j], v[2 * j + 1], 0x44),
+                           _mm512_shuffle_ps(v[2 * j], v[2 * j + 1], 0xee));
+  BMM__UNROLL for (j = 0; j < 2; ++j) /* rows 8j..8j+3: s0 + s1, s2 + s3; then 8j+4.. */
+      v[j] = _mm512_add_ps(_mm512_shuffle_f32x4(v[2 * j], v[2 * j + 1], 0x88),
+                           _mm512_shuffle_f32x4(v[2 * j], v[2 * j + 1], 0xdd));
+  return _mm512_add_ps(_mm512_shuffle_f32x4(v[0], v[1], 0x88),
+                       _mm512_shuffle_f32x4(v[0], v[1], 0xdd));
+}
 /* What a run of groups shares: the operands at entry 0, B's entry stride
    (K, or 0 for a shared B), the columns' permutations (vcol) of A and of B
    for each first row % M, the tree's, and the epilogue's operands */
@@ -1917,7 +1938,7 @@ typedef struct BMM__FN(vr) {
   const BMM__T *a, *b;
   BMM__T *c;
   int64_t kb, batch;
-  __m512i acol[8], bcol[4][8], b1idx[4], tlo[4], thi[4];
+  __m512i acol[8], bcol[4][8], b1idx[4];
   __mmask32 amask[8], bmask[4][8];
   __m512 al, be, bias;
 } BMM__FN(vr);
@@ -1934,7 +1955,7 @@ BMM__INLINE void BMM__FN(vrows_group)(const BMM__FN(vr) * g, int64_t e, int64_t 
   const int64_t nr = rn - o < 16 ? rn - o : 16;
   const int wideb = wide && g->kb; /* a shared B has K halves, no more */
   __m512 v[16];
-  int j, s, cnt;
+  int j;
   if (P <= 8) { /* columns: sum = A's column 0 x B's + column 1 x B's ... */
     const int64_t na = nr * K, f0 = o / M, ph = o % M;
     const int64_t nw = g->kb ? ((o + 15) / M - f0 + 1) * K : K; /* B's halves for 16 rows */
@@ -1977,43 +1998,28 @@ BMM__INLINE void BMM__FN(vrows_group)(const BMM__FN(vr) * g, int64_t e, int64_t 
                                 BMM__FN(cvt16)(_mm512_extracti64x4_epi64(cb, 1)), sum);
       }
 #endif
-    v[0] = sum;
-    cnt = s = 1; /* no tree */
-  } else {       /* K in 9..BMM__CPU_VROWS_KMAX: P / 16 chunks of 16, the last masked */
-    const int ch = P / 16;
-    const __mmask16 last = (__mmask16)((1u << (K - 16 * (ch - 1))) - 1u);
-    __m512 bc[BMM__CPU_VROWS_KMAX / 16];
-    int c;
-    BMM__UNROLL for (c = 0; c < BMM__CPU_VROWS_KMAX / 16; ++c) /* set below; gcc cannot tell */
-        bc[c] = _mm512_setzero_ps();
+    v[0] = sum; /* no tree */
+  } else {      /* K in 9..BMM__CPU_VROWS_KMAX: a row a vector (vrowvec) */
+    __m512 xb[4], xa[4];
+    int c, n = 1;
+    BMM__UNROLL for (c = 0; c < 4; ++c) /* set below; gcc cannot tell */
+        xb[c] = _mm512_setzero_ps();
     BMM__UNROLL for (j = 0; j < 16; ++j) {
       const int64_t r = o + j, f = r / M;
-      const BMM__T *ar = A + r * K;
       __m512 acc;
       if (j >= nr) {
         v[j] = _mm512_setzero_ps();
         continue;
       }
       if (j == 0 || r % M == 0) /* this row starts an entry, or the group */
-        BMM__UNROLL for (c = 0; c < ch; ++c) bc[c] =
-            _mm512_maskz_mov_ps(c + 1 < ch ? (__mmask16)0xffff : last,
-                                BMM__FN(vload16)(B + f * g->kb + 16 * c, K - 16 * c, wideb));
-      acc = _mm512_maskz_mul_ps(ch > 1 ? (__mmask16)0xffff : last,
-                                BMM__FN(vload16)(ar, ch > 1 ? 16 : K, wide), bc[0]);
-      BMM__UNROLL for (c = 1; c < ch; ++c) /* the last chunk's lanes past K: 0 * 0 */
-          acc =
-              _mm512_fmadd_ps(_mm512_maskz_mov_ps(c + 1 < ch ? (__mmask16)0xffff : last,
-                                                  BMM__FN(vload16)(ar + 16 * c, K - 16 * c, wide)),
-                              bc[c], acc);
+        BMM__FN(vrowvec)(xb, B + f * g->kb, K, P, wideb);
+      n = BMM__FN(vrowvec)(xa, A + r * K, K, P, wide);
+      acc = _mm512_mul_ps(xa[0], xb[0]);
+      BMM__UNROLL for (c = 1; c < 4; ++c) /* lanes past K: 0 * 0 */
+          if (c < n) acc = _mm512_fmadd_ps(xa[c], xb[c], acc);
       v[j] = acc;
     }
-    cnt = 16, s = 16;
-  }
-  for (; s > 1; s /= 2, cnt /= 2) {
-    const int lv = s == 2 ? 0 : s == 4 ? 1 : s == 8 ? 2 : 3;
-    BMM__UNROLL for (j = 0; j < cnt / 2; ++j) v[j] =
-        _mm512_add_ps(_mm512_permutex2var_ps(v[2 * j], g->tlo[lv], v[2 * j + 1]),
-                      _mm512_permutex2var_ps(v[2 * j], g->thi[lv], v[2 * j + 1]));
+    v[0] = BMM__FN(vtree)(v);
   }
   if (!plain) { /* the f32 store's multiply-adds */
     __m512 r = g->bias;
@@ -2065,7 +2071,6 @@ BMM__INLINE void BMM__FN(vrows_range)(const bmm_plan *pl, const bmm__cpu_choice 
   int j;
   g.a = (const BMM__T *)pl->a.ptr, g.b = (const BMM__T *)pl->b.ptr, g.c = (BMM__T *)pl->c.ptr;
   g.kb = pl->b.batch_stride[0], g.batch = pl->batch;
-  bmm__cpu_vtree_idx(g.tlo, g.thi);
   for (j = 0; j < M; ++j) { /* K = 1: lane r of B's column from row j + r's entry */
     int idx[16], r;
     for (r = 0; r < 16; ++r)

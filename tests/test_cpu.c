@@ -1119,7 +1119,8 @@ static void test_half_dtypes(void) {
    (bmm_cpu.h, "16 rows of C to a vector"): a row of k <= 8 products summed
    in turn (product 0, + product 1, ...); a longer one in 16 lanes summed
    chunk by chunk with multiply-adds (zeros past k in the last chunk), then
-   the pairwise tree, lane u += lane u + s/2 for s = 16 .. 2; then the f32
+   vtree's order, ((s0 + s1) + (s2 + s3)) with s_q = (p_4q + p_4q+2) +
+   (p_4q+1 + p_4q+3); then the f32
    store's epilogue. q: an f32 problem (m x 1 x k, one batch
    dim) over the halves' values; C is overwritten with the model's result. */
 static void vrows_model(const bmm_problem *q) {
@@ -1131,7 +1132,7 @@ static void vrows_model(const bmm_problem *q) {
   for (e = 0; e < q->batch[0]; ++e)
     for (i = 0; i < q->m; ++i) {
       float p[16], r;
-      int u, s, P = 16;
+      int u, P = 16;
       const float *a = A + e * q->a.batch_stride[0] + i * q->a.row_stride;
       const float *b = B + e * q->b.batch_stride[0];
       float *c = C + e * q->c.batch_stride[0] + i * q->c.row_stride;
@@ -1148,9 +1149,12 @@ static void vrows_model(const bmm_problem *q) {
                        ? fmaf(a[(l + u) * q->a.col_stride], b[(l + u) * q->b.row_stride], p[u])
                        : fmaf(0.0f, 0.0f, p[u]);
       }
-      for (s = P; s > 1; s /= 2)
-        for (u = 0; u < s / 2; ++u)
-          p[u] = p[u] + p[u + s / 2];
+      if (P == 16) {
+        float s4[4];
+        for (u = 0; u < 4; ++u)
+          s4[u] = (p[4 * u] + p[4 * u + 2]) + (p[4 * u + 1] + p[4 * u + 3]);
+        p[0] = (s4[0] + s4[1]) + (s4[2] + s4[3]);
+      }
       if (plain) {
         *c = p[0];
         continue;
