@@ -7,8 +7,9 @@
    mix of reads and writes. memcpy's "copy" figure is one mix (half reads, half
    writes) and undercounts a read-heavy row by up to 2x (the demo printed 195%
    "of copy"), so the probe measures a grid of mixes, each with every thread
-   reading one or four streams with wide loads and writing one stream with
-   streaming (non-temporal) stores, and plain stores where those do better;
+   reading one, two or four streams with wide loads (with software prefetch
+   or without) and writing one stream with streaming (non-temporal) stores,
+   or plain stores where those do better;
    at the start the best configuration of each mix is chosen over a few
    passes. A row is then timed in turn with passes of that configuration
    (bmmx_roof_time), and its floor is the median of those passes against the
@@ -52,8 +53,7 @@ typedef struct bmmx_roofline {
   double read_frac[BMMX_ROOF_NMIX]; /* ascending */
   double gbps[BMMX_ROOF_NMIX];      /* bytes read + written per second / 1e9, latest probe */
   double best[BMMX_ROOF_NMIX];      /* the best of every probe so far */
-  int cfg_ns[BMMX_ROOF_NMIX];       /* each mix's best configuration (bmmx__roof_mix) */
-  int cfg_streaming[BMMX_ROOF_NMIX];
+  int cfg[BMMX_ROOF_NMIX];          /* each mix's best configuration (bmmx__roof_mix) */
   /* the probe's buffers, kept for bmmx_roof_time (bmmx_roofline_release) */
   void *src, *dst;
   int64_t lines;
@@ -119,12 +119,13 @@ static inline double bmmx_llc_bytes(void) {
 
 typedef uint64_t bmmx__roof_line[8]; /* one 64-byte line */
 
-/* Read `nr` lines of src from line r0 on (as `ns` interleaved streams),
-   write `nw` lines of dst from line w0 on, interleaved at r:w. Returns a
-   checksum so the reads stay. Runs in each thread on its own part. */
+/* Read `nr` lines of src from line r0 on (as `ns` interleaved streams, each
+   prefetched `pf` lines ahead unless 0), write `nw` lines of dst from line
+   w0 on, interleaved at r:w. Returns a checksum so the reads stay. Runs in
+   each thread on its own part. */
 static inline uint64_t bmmx__roof_pass(const bmmx__roof_line *src, int64_t r0, int64_t nr,
                                        bmmx__roof_line *dst, int64_t w0, int64_t nw, int rpw,
-                                       int wpr, int streaming, int ns) {
+                                       int wpr, int streaming, int ns, int pf) {
   uint64_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   int64_t q = nr / ns, g, done_w = 0, credit = 0;
   int j;
@@ -134,6 +135,11 @@ static inline uint64_t bmmx__roof_pass(const bmmx__roof_line *src, int64_t r0, i
       int s;
       for (s = 0; s < ns; ++s) {
         const uint64_t *p = src[r0 + s * q + g];
+#if defined(__GNUC__)
+        if (pf) __builtin_prefetch((const void *)((uintptr_t)p + 64 * (uintptr_t)pf));
+#else
+        (void)pf;
+#endif
         for (j = 0; j < 8; ++j) /* vectorised: wide loads */
           acc[j] += p[j];
       }
@@ -181,14 +187,24 @@ static const int bmmx__roof_mix_w[] = {
 #undef BMMX__X
 };
 
-/* GB/s of one pass of grid mix m: ns read streams a thread (1 or 4),
-   streaming stores or plain ones, the minor stream placed by `pass`. */
-static inline double bmmx__roof_run(const bmmx_roofline *r, int m, int ns, int streaming,
-                                    int pass) {
+/* The probe's configurations: 1, 2 or 4 read streams a thread, streaming
+   or plain stores, software prefetch 64 lines (4 KiB, as cpu_small's) ahead
+   or none. Which is best differs by machine and mix (Zen 3/4 VMs: 4 streams,
+   by 20-40%; the Zen 5 VM of 2026-11-25: 1, where 4 left the floor at 56
+   GB/s and cpu_small ran the seed at 70; on 2026-11-26 2 streams with
+   prefetch ran 52.6 GB/s at 94% reads where the 1/4-stream configurations
+   without it ran 47.4 and cpu_small's f64 3x1x12 49.4). */
+#define BMMX_ROOF_NCFG 12
+static inline int bmmx__roof_cfg_ns(int c) { return c % 3 == 0 ? 1 : c % 3 == 1 ? 2 : 4; }
+
+/* GB/s of one pass of grid mix m in configuration cfg, the minor stream
+   placed by `pass`. */
+static inline double bmmx__roof_run(const bmmx_roofline *r, int m, int cfg, int pass) {
   const bmmx__roof_line *src = (const bmmx__roof_line *)r->src;
   bmmx__roof_line *dst = (bmmx__roof_line *)r->dst;
   int64_t lines = r->lines;
   int rr = bmmx__roof_mix_r[m], ww = bmmx__roof_mix_w[m];
+  const int ns = bmmx__roof_cfg_ns(cfg), streaming = cfg / 3 % 2 == 0, pf = cfg >= 6;
   /* the dominant stream covers the buffer; the minor one its share */
   int64_t nr = rr >= ww ? lines : lines / ww * rr, nw = ww >= rr ? lines : lines / rr * ww;
   /* the minor stream starts further on each pass: not served from cache */
@@ -205,27 +221,26 @@ static inline double bmmx__roof_run(const bmmx_roofline *r, int m, int ns, int s
     id = omp_get_thread_num(), nt = omp_get_num_threads();
 #endif
     rq = nr / nt / 4 * 4, wq = nw / nt;
-    sink +=
-        bmmx__roof_pass(src, rbase + id * rq, rq, dst, wbase + id * wq, wq, rr, ww, streaming, ns);
+    /* pf a constant in each call: the loop without prefetch stays as it was */
+    sink += pf ? bmmx__roof_pass(src, rbase + id * rq, rq, dst, wbase + id * wq, wq, rr, ww,
+                                 streaming, ns, 64)
+               : bmmx__roof_pass(src, rbase + id * rq, rq, dst, wbase + id * wq, wq, rr, ww,
+                                 streaming, ns, 0);
   }
   bmmx__roof_sink += sink; /* keeps the reads */
   return 64.0 * (double)(nr + nw) / (bmmx_now_s() - t0) / 1e9;
 }
 
-/* Best GB/s of grid mix m over the probe's configurations and passes; the
-   best configuration is kept for bmmx_roof_time. */
+/* Best GB/s of grid mix m over the probe's configurations, two passes each;
+   the best configuration is kept for bmmx_roof_time. */
 static inline double bmmx__roof_mix(bmmx_roofline *r, int m) {
-  int pass, stream, ns;
+  int pass, cfg;
   double best = 0;
-  /* 1 or 4 read streams a thread: which one a machine sustains better
-     differs (Zen 3/4 VMs: 4, by 20-40%; the Zen 5 VM of 2026-11-25: 1, where
-     4 left the floor at 56 GB/s and cpu_small ran the seed at 70) */
-  for (ns = 1; ns <= 4; ns += 3)
-    for (stream = 0; stream < 2; ++stream)
-      for (pass = 0; pass < 3; ++pass) {
-        double g = bmmx__roof_run(r, m, ns, stream == 0, pass + 3 * stream);
-        if (g > best) best = g, r->cfg_ns[m] = ns, r->cfg_streaming[m] = stream == 0;
-      }
+  for (cfg = 0; cfg < BMMX_ROOF_NCFG; ++cfg)
+    for (pass = 0; pass < 2; ++pass) {
+      double g = bmmx__roof_run(r, m, cfg, pass + 2 * cfg);
+      if (g > best) best = g, r->cfg[m] = cfg;
+    }
   return best;
 }
 
@@ -340,7 +355,7 @@ static inline double bmmx_roof_time(bmmx_roofline *r, const bmmx_case *c, void (
     fn(ctx);
     t[i] = bmmx_now_s() - t0;
     for (j = 0; probe && j < 2; ++j)
-      g[j][i] = bmmx__roof_run(r, m - 1 + j, r->cfg_ns[m - 1 + j], r->cfg_streaming[m - 1 + j], i);
+      g[j][i] = bmmx__roof_run(r, m - 1 + j, r->cfg[m - 1 + j], i);
   }
   *sec = bmmx_median(t, reps);
   for (j = 0; probe && j < 2; ++j) {
