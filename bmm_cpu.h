@@ -1833,10 +1833,9 @@ BMM__INLINE void BMM__FN(small_dot_range)(const bmm_plan *pl, int64_t b0, int64_
    lanes a row and a tree, one thread in cache, bench/notes/cpu.md). K > 8:
    a row a vector (products of 16-element chunks summed lane by lane, the
    last chunk masked), then a tree of shuffles (vtree), 16 vectors to one.
-   Every row gets the same operations wherever it
-   sits, so neither the range split nor the group a row falls in changes a
-   bit; the order is this path's own, not the f32 kernel's (tests/test_cpu.c,
-   "half_fused", models it lane by lane). Nothing is written outside the
+   Every row gets the same operations wherever it sits, so neither the range
+   split nor the group a row falls in changes a bit; the order is this path's own, not the f32
+   kernel's (tests/test_cpu.c, "half_fused", models it lane by lane). Nothing is written outside the
    rows of the range, nor read outside the problem's A and B (vload16,
    vload32). */
 #ifdef BMM__CPU_HALF_IS_BF16
@@ -1933,7 +1932,7 @@ BMM__INLINE __m512 BMM__FN(vtree)(__m512 *v) {
 }
 /* What a run of groups shares: the operands at entry 0, B's entry stride
    (K, or 0 for a shared B), the columns' permutations (vcol) of A and of B
-   for each first row % M, the tree's, and the epilogue's operands */
+   for each first row % M, and the epilogue's operands */
 typedef struct BMM__FN(vr) {
   const BMM__T *a, *b;
   BMM__T *c;

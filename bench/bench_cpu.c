@@ -17,10 +17,11 @@
    streaming stores, a grid of read shares; the demo uses the same), the FMA
    peak as independent vector FMA chains (see bench_fma_peak). pct_roofline is
    that floor over the measured time; the row's calls and its probe's passes
-   alternate, and both are medians (bmmx_roof_time). A row of at most 4x the last-level cache
-   may stay in cache between calls: its percentage is flagged `cached` (CSV
-   column cached = 1) and is not a claim against the DRAM floor. --roofline
-   still prints the memcpy copy figure peers_cpu.py reads. */
+   alternate, and both are medians (bmmx_roof_time). A row of at most 4x the
+   last-level cache may stay in cache between calls: its percentage is
+   flagged `cached` (CSV column cached = 1) and is not a claim against the
+   DRAM floor. --roofline still prints the memcpy copy figure peers_cpu.py
+   reads. */
 #define _POSIX_C_SOURCE 200809L
 #define BMM_IMPLEMENTATION
 #include "bmm.h"
@@ -267,8 +268,6 @@ typedef struct bench_result {
   int ok, cached;
 } bench_result;
 
-static void call_cpu(void *p) { bmm_cpu((const bmm_problem *)p); }
-
 static bench_result run_one(bmm_problem *p, const bmmx_case *cs, void *c, int64_t c_elems,
                             int min_reps, bmmx_roofline *roof, double peak) {
   bench_result r = {0, 0, 0, 0, 0, 0};
@@ -291,7 +290,7 @@ static bench_result run_one(bmm_problem *p, const bmmx_case *cs, void *c, int64_
   /* a row beyond the caches alternates each call with two passes of its
      floor's probe (bmmx_roof_time), 256 MiB or more each: 9 calls */
   if (!r.cached && reps > 9) reps = min_reps > 9 ? min_reps : 9;
-  bmmx_roof_time(roof, cs, call_cpu, p, reps, &sec);
+  bmmx_roof_time(roof, cs, bmmx_roof_call_cpu, p, reps, &sec);
   r.ms = sec * 1e3;
   r.gbps = bytes / sec / 1e9;
   r.gflops = flops / sec / 1e9;

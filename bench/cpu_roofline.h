@@ -339,6 +339,9 @@ static inline int bmmx_roof_cached(const bmmx_roofline *r, double bytes) {
   return bytes <= 4 * r->llc_bytes;
 }
 
+/* bmmx_roof_time's fn for a bmm_cpu call: ctx is the bmm_problem */
+static inline void bmmx_roof_call_cpu(void *ctx) { bmm_cpu((const bmm_problem *)ctx); }
+
 /* Time a row and its floor in turn: `reps` calls of fn(ctx), each followed
    (rows that cannot stay in cache) by one pass of each of the two grid mixes
    around the row's read share, in their two best configurations by turns.

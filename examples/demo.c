@@ -143,7 +143,6 @@ static void roof_measure(void) {
   }
   bmmx_roof_print(stdout, &cpu_roof);
 }
-static void call_cpu(void *p) { bmm_cpu((const bmm_problem *)p); }
 /* Median seconds of REPS calls after one warm-up, and the row's floor in
    bytes per second: the bandwidth the machine sustains for the row's reads
    and writes, probed between the calls (bmmx_roof_time; a shared VM's
@@ -151,7 +150,7 @@ static void call_cpu(void *p) { bmm_cpu((const bmm_problem *)p); }
 static bmm_status time_call(const bmm_problem *p, const bmmx_case *c, double *sec, double *roof) {
   bmm_status s = bmm_cpu(p);
   if (s != BMM_OK) return s;
-  *roof = bmmx_roof_time(&cpu_roof, c, call_cpu, (void *)p, REPS, sec) * 1e9;
+  *roof = bmmx_roof_time(&cpu_roof, c, bmmx_roof_call_cpu, (void *)p, REPS, sec) * 1e9;
   return BMM_OK;
 }
 #endif
