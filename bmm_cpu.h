@@ -1834,10 +1834,10 @@ BMM__INLINE void BMM__FN(small_dot_range)(const bmm_plan *pl, int64_t b0, int64_
    a row a vector (products of 16-element chunks summed lane by lane, the
    last chunk masked), then a tree of shuffles (vtree), 16 vectors to one.
    Every row gets the same operations wherever it sits, so neither the range
-   split nor the group a row falls in changes a bit; the order is this path's own, not the f32
-   kernel's (tests/test_cpu.c, "half_fused", models it lane by lane). Nothing is written outside the
-   rows of the range, nor read outside the problem's A and B (vload16,
-   vload32). */
+   split nor the group a row falls in changes a bit; the order is this
+   path's own, not the f32 kernel's (tests/test_cpu.c, "half_fused", models
+   it lane by lane). Nothing is written outside the rows of the range, nor
+   read outside the problem's A and B (vload16, vload32). */
 #ifdef BMM__CPU_HALF_IS_BF16
 #define BMM__VCOL_W 1 /* columns a permutation (bmm__cpu_vcol_idx) */
 #else
@@ -1897,18 +1897,16 @@ BMM__INLINE __m512i BMM__FN(vcol)(const __m512i *x, __m512i idx, __mmask32 hi, i
 }
 /* A row of K = 9..BMM__CPU_VROWS_KMAX halves at p as P / 16 vectors (vector
    c lane l element 16c + l), zeros past K (wide: loads of whole chunks,
-   whatever follows K masked off; else nothing past K read); returns their
-   count. (bf16 past 16 as 32-element chunks split into even and odd elements
-   by a shift and a mask, 2 ops for 32 halves against 2 for 16 here: 1.15-1.6x
-   the time on Zen 5, gcc spilling the 64-byte loads; bench/notes/cpu.md.) */
-BMM__INLINE int BMM__FN(vrowvec)(__m512 *x, const BMM__T *p, const int64_t K, const int P,
-                                 const int wide) {
+   whatever follows K masked off; else nothing past K read). (bf16 past 16 as 32-element chunks
+   split into even and odd elements by a shift and a mask, 2 ops for 32 halves against 2 for 16
+   here: 1.15-1.6x the time on Zen 5, gcc spilling the 64-byte loads; bench/notes/cpu.md.) */
+BMM__INLINE void BMM__FN(vrowvec)(__m512 *x, const BMM__T *p, const int64_t K, const int P,
+                                  const int wide) {
   const int ch = P / 16;
   const __mmask16 last = (__mmask16)((1u << (K - 16 * (ch - 1))) - 1u);
   int c;
   BMM__UNROLL for (c = 0; c < ch; ++c) x[c] = _mm512_maskz_mov_ps(
       c + 1 < ch ? (__mmask16)0xffff : last, BMM__FN(vload16)(p + 16 * c, K - 16 * c, wide));
-  return ch;
 }
 /* 16 vectors of 16 lanes to one, lane r the sum of v[r]'s lanes e0..e15 as
    ((s0 + s1) + (s2 + s3)), s_q = (e_4q + e_4q+2) + (e_4q+1 + e_4q+3): the
@@ -2000,7 +1998,7 @@ BMM__INLINE void BMM__FN(vrows_group)(const BMM__FN(vr) * g, int64_t e, int64_t 
     v[0] = sum; /* no tree */
   } else {      /* K in 9..BMM__CPU_VROWS_KMAX: a row a vector (vrowvec) */
     __m512 xb[4], xa[4];
-    int c, n = 1;
+    int c;
     BMM__UNROLL for (c = 0; c < 4; ++c) /* set below; gcc cannot tell */
         xb[c] = _mm512_setzero_ps();
     BMM__UNROLL for (j = 0; j < 16; ++j) {
@@ -2012,10 +2010,10 @@ BMM__INLINE void BMM__FN(vrows_group)(const BMM__FN(vr) * g, int64_t e, int64_t 
       }
       if (j == 0 || r % M == 0) /* this row starts an entry, or the group */
         BMM__FN(vrowvec)(xb, B + f * g->kb, K, P, wideb);
-      n = BMM__FN(vrowvec)(xa, A + r * K, K, P, wide);
+      BMM__FN(vrowvec)(xa, A + r * K, K, P, wide);
       acc = _mm512_mul_ps(xa[0], xb[0]);
       BMM__UNROLL for (c = 1; c < 4; ++c) /* lanes past K: 0 * 0 */
-          if (c < n) acc = _mm512_fmadd_ps(xa[c], xb[c], acc);
+          if (c < P / 16) acc = _mm512_fmadd_ps(xa[c], xb[c], acc);
       v[j] = acc;
     }
     v[0] = BMM__FN(vtree)(v);

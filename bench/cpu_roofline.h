@@ -9,13 +9,13 @@
    "of copy"), so the probe measures a grid of mixes, each with every thread
    reading one, two or four streams with wide loads (with software prefetch
    or without) and writing one stream with streaming (non-temporal) stores,
-   or plain stores where those do better;
-   at the start the best configuration of each mix is chosen over a few
-   passes. A row is then timed in turn with passes of that configuration
-   (bmmx_roof_time), and its floor is the median of those passes against the
-   median of its calls: the same statistic over the same seconds (a shared
-   VM's bandwidth moves by 1.5x within minutes). A row between two grid mixes gets the larger of the
-   two bandwidths, so the floor errs towards unreachable, never towards beatable.
+   or plain stores where those do better. At the start each mix keeps its
+   two best configurations. A row is then timed in turn with passes of them
+   (bmmx_roof_time): its median call against the better configuration's
+   median pass, over the same seconds (a shared VM's bandwidth moves by 1.5x
+   within minutes). A row between two grid mixes gets the larger of the two
+   bandwidths, so the floor errs towards unreachable, never towards
+   beatable.
 
    Every stream of a pass covers >= 8x the last-level cache (LLC, from sysfs),
    and a minor stream moves on by its length each pass, so nothing is served
@@ -348,8 +348,8 @@ static inline void bmmx_roof_call_cpu(void *ctx) { bmm_cpu((const bmm_problem *)
    *sec is the median call; the two mixes' latest figures (r->gbps, what
    bmmx_roof_gbps and bmmx_roof_seconds read) become the median of their
    better configuration's passes. The row and its floor are medians of the
-   same seconds (the floor the better of two): on a shared VM
-   whose bandwidth moves by 1.5x within minutes, the median of a row's calls
+   same seconds (the floor the better of two): on a shared VM whose
+   bandwidth moves by 1.5x within minutes, the median of a row's calls
    against the best of twelve probe passes taken after them read 57-133%
    from one minute to the next for the same kernel (Zen 5 VM, 2026-11-26,
    f16 3x1x48..56), bench/notes/cpu.md. Returns the row's floor in GB/s. */

@@ -1120,9 +1120,9 @@ static void test_half_dtypes(void) {
    in turn (product 0, + product 1, ...); a longer one in 16 lanes summed
    chunk by chunk with multiply-adds (zeros past k in the last chunk), then
    vtree's order, ((s0 + s1) + (s2 + s3)) with s_q = (p_4q + p_4q+2) +
-   (p_4q+1 + p_4q+3); then the f32
-   store's epilogue. q: an f32 problem (m x 1 x k, one batch
-   dim) over the halves' values; C is overwritten with the model's result. */
+   (p_4q+1 + p_4q+3); then the f32 store's epilogue. q: an f32 problem (m x
+   1 x k, one batch dim) over the halves' values; C is overwritten with the
+   model's result. */
 static void vrows_model(const bmm_problem *q) {
   const float *A = (const float *)q->a.ptr, *B = (const float *)q->b.ptr;
   float *C = (float *)(uintptr_t)q->c.ptr;
