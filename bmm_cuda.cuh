@@ -114,9 +114,10 @@ static_assert((int)(BMM_FORCE_CUDA_STRATEGY) == 0 ||
 
 /* ---- default tables ------------------------------------------------------
    First match wins; a rule whose strategy does not claim the problem is
-   skipped. No bmm measurement exists yet: the borders come from the untuned
-   H100 probe quoted in issue 4 (f32/f64 seed problem 1e6 x 3x1xK, K = 5..50):
-   a thread per output reading global memory holds 84-93% of copy bandwidth
+   skipped. sm_90's first rules are measured (an H100, 2026-11-26: the
+   fastest forced strategy per suite row and seed-sweep K, bench/RESULTS.md);
+   the seed rules' borders come from the untuned H100 probe quoted in issue 4 (f32/f64 seed problem
+   1e6 x 3x1xK, K = 5..50): a thread per output reading global memory holds 84-93% of copy bandwidth
    for K <= 10 only; staging batch groups through shared memory holds 93-98%
    at most K once bank conflicts at K = 32/40 are avoided (odd shared strides,
    see STAGED); split-K warps are the kInput analogue for long K. The tuner
@@ -125,10 +126,14 @@ static_assert((int)(BMM_FORCE_CUDA_STRATEGY) == 0 ||
    BMM__CUDA_ARCHS: X(NAME, name, first arch, last arch (0 0: any other
    device), what); the first matching row gives a device its table
    bmm__cuda_table_<name>; the generic row must be last.
-   sm_90 and sm_8x: chosen by the model (issue 20: build/bmm-tune-model
-   --model --arch sm90|sm80 over tools/grids/cuda_model.txt; PREDICTED, not
-   measured: every note says `model v1, not measured`; bench/notes/model.md,
-   "The tables the model chose"). Any other device: the seed rules below
+   sm_90 after its measured rules, and sm_8x: chosen by the model (issue 20:
+   build/bmm-tune-model --model --arch sm90|sm80 over
+   tools/grids/cuda_model.txt; PREDICTED, not measured: every note says
+   `model v1, not measured`; bench/notes/model.md, "The tables the model
+   chose"). The H100 run found the model's staged threads=512
+   batch_per_block=32 for every row-major problem 2.2-4.1x slower than the
+   loop kernel at K = 5 (f32, f64, halves): sm_90 keeps it only where it
+   measured best, sm_8x still has it (not measured there). Any other device: the seed rules below
    (the model has no part for it; the probe ran on an H100 only). Any other
    device gets STAGED only to k <= 64, where one f64 batch
    entry of the largest claimed m, n fits the 48 KiB every architecture
@@ -143,6 +148,11 @@ static_assert((int)(BMM_FORCE_CUDA_STRATEGY) == 0 ||
    per output reads them n and m times (bench/RESULTS.md, predicted) */
 #define BMM__CUDA_ENTRY_NOTE "model, not measured: A and B read once (issue 20)"
 #define BMM__CUDA_RM (BMM_L_ROWMAJOR | BMM_L_SHARED_B)
+/* dtype groups of the measured sm_90 rules: 8 bytes and more per element,
+   4 bytes and less, the halves */
+#define BMM__CUDA_WIDE (BMM_DT(BMM_F64) | BMM_DT(BMM_C64) | BMM_DT(BMM_C128))
+#define BMM__CUDA_HALVES (BMM_DT(BMM_F16) | BMM_DT(BMM_BF16))
+#define BMM__CUDA_NARROW (BMM_DT(BMM_F32) | BMM__CUDA_HALVES)
 /* general problems STAGED claims (packed entries, column-major ones too:
    col_a, trans_b); the others fall through to WARP and LOOP */
 #define BMM__CUDA_PACKED_NOTE \
@@ -174,14 +184,69 @@ static_assert((int)(BMM_FORCE_CUDA_STRATEGY) == 0 ||
 
 BMM_RULES_BEGIN
 static const bmm_table_rule bmm__cuda_table_sm90[] = {
-    BMM__CUDA_CUBLAS_RULES,
+    /* measured on an H100 (bench_gpu, 2026-11-26; bench/RESULTS.md): the
+       best forced strategy per suite row and seed-sweep K, each figure % of
+       the roofline */
+    BMM_RULE(.layouts = BMM__CUDA_RM, .m_max = 64, .n_max = 64, .k_max = 64, .batch_max = 1,
+             .strategy = BMM_CUDA_WARP,
+             .note =
+                 "H100 2026-11-26: tiny 32x64x32 b=1 warp 5.7 us vs tiled 9.1, cuBLAS 11.2 (f32)"),
+    BMM_RULE(.layouts = BMM__CUDA_RM, .m_min = 32, .n_min = 32, .k_min = 32,
+             .strategy = BMM_CUDA_CUBLAS,
+             .note = "H100 2026-11-26: square32 cuBLAS 75/99% vs staged 33/53 (f32/f64)"),
+    BMM_RULE(.dtypes = BMM__CUDA_WIDE, .layouts = BMM_L_ROWMAJOR, .m_min = 5, .m_max = 31,
+             .n_min = 5, .n_max = 31, .k_max = 128, .strategy = BMM_CUDA_STAGED,
+             .note = "H100 2026-11-26: square8/16 f64 staged 58/62% vs loop 51/31"),
+    BMM_RULE(.dtypes = BMM__CUDA_NARROW, .layouts = BMM_L_ROWMAJOR, .m_min = 5, .m_max = 31,
+             .n_min = 5, .n_max = 31, .k_max = 15, .strategy = BMM_CUDA_LOOP,
+             .note = "H100 2026-11-26: square8 f32 loop 39% vs staged 32; f16 19 vs 14"),
+    BMM_RULE(.dtypes = BMM__CUDA_NARROW, .layouts = BMM_L_ROWMAJOR, .m_min = 5, .m_max = 31,
+             .n_min = 5, .n_max = 31, .k_max = 128, .strategy = BMM_CUDA_STAGED,
+             .note = "H100 2026-11-26: square16 f32 staged 36% vs loop 25; f16 17 vs 12"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F32), .layouts = BMM_L_ROWMAJOR, .m_max = 31, .n_max = 31,
+             .k_max = 15, .strategy = BMM_CUDA_LOOP,
+             .note = "H100 2026-11-26: seed f32 K 5-15 loop 81-93% vs staged 56-87"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F32), .layouts = BMM_L_ROWMAJOR, .m_max = 4, .n_max = 2,
+             .k_min = 37, .k_max = 64, .strategy = BMM_CUDA_STAGED, .threads = 512,
+             .batch_per_block = 32,
+             .note = "H100 2026-11-26: seed f32 K 37-50 82-86% vs 128 threads 73-81"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F32), .layouts = BMM_L_ROWMAJOR, .m_max = 31, .n_max = 31,
+             .k_max = 128, .strategy = BMM_CUDA_STAGED,
+             .note = "H100 2026-11-26: seed f32 K 16-36 staged 82-90% vs loop 34-84"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_max = 31, .n_max = 31,
+             .k_max = 12, .strategy = BMM_CUDA_LOOP,
+             .note = "H100 2026-11-26: seed f64 K 5-12 loop 87-96% vs staged 88-92"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_max = 4, .n_max = 2,
+             .k_min = 19, .k_max = 64, .strategy = BMM_CUDA_STAGED, .threads = 512,
+             .batch_per_block = 32,
+             .note = "H100 2026-11-26: seed f64 K 19-50 87-95% vs 128 threads 61-83"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_max = 31, .n_max = 31,
+             .k_max = 128, .strategy = BMM_CUDA_STAGED,
+             .note = "H100 2026-11-26: seed f64 K 13-18 staged 83-90% vs loop 59-85"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_C64), .layouts = BMM_L_ROWMAJOR, .m_max = 31, .n_max = 31,
+             .k_max = 7, .strategy = BMM_CUDA_LOOP,
+             .note = "H100 2026-11-26: seed c64 K 5 loop 94% vs staged 81; square4 70 vs 57"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_C64), .layouts = BMM_L_ROWMAJOR, .m_max = 4, .n_max = 2,
+             .k_min = 18, .k_max = 64, .strategy = BMM_CUDA_STAGED, .threads = 512,
+             .batch_per_block = 32,
+             .note = "H100 2026-11-26: seed c64 K 20-50 75-87% vs 128 threads 60-77"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_C128), .layouts = BMM_L_ROWMAJOR, .m_max = 4, .n_max = 2,
+             .k_min = 13, .k_max = 64, .strategy = BMM_CUDA_STAGED, .threads = 512,
+             .batch_per_block = 32,
+             .note = "H100 2026-11-26: seed c128 K 15-50 77-88% vs any other 65-73"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_C64) | BMM_DT(BMM_C128), .layouts = BMM_L_ROWMAJOR, .m_max = 31,
+             .n_max = 31, .k_max = 128, .strategy = BMM_CUDA_STAGED,
+             .note = "H100 2026-11-26: seed c64 K 10/15 staged 89/87% vs loop 85/79"),
+    BMM_RULE(.dtypes = BMM__CUDA_HALVES, .layouts = BMM_L_ROWMAJOR, .m_max = 31, .n_max = 31,
+             .k_max = 27, .strategy = BMM_CUDA_LOOP,
+             .note = "H100 2026-11-26: seed f16 K 5-25 loop 44-85% vs staged 27-63"),
+    BMM_RULE(.dtypes = BMM__CUDA_HALVES, .layouts = BMM_L_ROWMAJOR, .m_max = 31, .n_max = 31,
+             .k_max = 128, .strategy = BMM_CUDA_STAGED,
+             .note = "H100 2026-11-26: seed f16 K 30-50 staged 66-73% vs loop 55-63"),
+    /* not measured: the model's rules (issue 20) for what the above leaves */
     BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_BATCH_INNER, .m_min = 3, .m_max = 3,
              .n_min = 1, .n_max = 1, .k_min = 25, .k_max = 25, .strategy = BMM_CUDA_BATCH_ENTRY,
              .note = "kept default, suite seed_k25_batch_inner f64; model v1, not measured"),
-    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_min = 32, .m_max = 32,
-             .n_min = 64, .n_max = 64, .k_min = 32, .k_max = 32, .strategy = BMM_CUDA_TILED,
-             .note =
-                 "kept default, suite tiny f64; model v1, not measured; weak: TILED uncalibrated"),
     BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_SHARED_B, .m_min = 197, .m_max = 197,
              .n_min = 768, .n_max = 768, .k_min = 64, .k_max = 64, .strategy = BMM_CUDA_TILED,
              .note = "kept default, suite linear_bias f64; model v1, not measured; weak: TILED "
@@ -193,8 +258,6 @@ static const bmm_table_rule bmm__cuda_table_sm90[] = {
     BMM_RULE(.dtypes = BMM_DT(BMM_F32), .layouts = BMM_L_ROWMAJOR, .n_min = 46,
              .strategy = BMM_CUDA_TILED,
              .note = "model v1, not measured; 2 pts; weak: TILED uncalibrated"),
-    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_max = 1, .n_max = 1,
-             .k_min = 17, .strategy = BMM_CUDA_WARP, .note = "model v1, not measured; 2 pts"),
     BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_min = 23, .n_min = 23,
              .k_min = 46, .strategy = BMM_CUDA_TILED,
              .note = "model v1, not measured; 3 pts; weak: TILED uncalibrated"),
@@ -203,10 +266,6 @@ static const bmm_table_rule bmm__cuda_table_sm90[] = {
     BMM_RULE(.layouts = BMM_L_ROWMAJOR, .m_min = 8, .n_min = 8, .strategy = BMM_CUDA_STAGED,
              .note =
                  "model v1, not measured: m, n >= 8 keep 128 threads (square16 f64 69% vs 38%)"),
-    BMM_RULE(.layouts = BMM_L_ROWMAJOR, .strategy = BMM_CUDA_STAGED, .threads = 512,
-             .batch_per_block = 32,
-             .note = "model v1, not measured; 413 pts; weak: f32 K 5-25 loop/staged; tunables by "
-                     "--sweep"),
     BMM_RULE(.dtypes = BMM_DT(BMM_F32) | BMM_DT(BMM_F64), .layouts = BMM_L_BATCH_INNER,
              .strategy = BMM_CUDA_BATCH_ENTRY, .note = "model v1, not measured; 9 pts"),
     BMM__CUDA_SEED_RULES(128)};

@@ -529,6 +529,45 @@ static void run_uncompiled_rule(void) {
   }
 }
 
+/* AUTO must plan every problem some strategy claims: a table rule whose
+   tunables do not fit the device (STAGED's shared memory for its batch
+   entries) would turn a valid call into BMM_UNSUPPORTED. Planned, not run:
+   explain goes through the whole pick (table, strategy, launch shape) on the
+   emulated sm_90, whose table is the measured one. */
+static void check_auto_plans(void) {
+  static const int64_t ms[] = {1, 2, 3, 4, 5, 8, 16, 31, 32, 33, 64, 200, 1000};
+  static const int64_t ks[] = {1, 5, 12, 13, 16, 19, 37, 50, 64, 65, 128, 129, 300, 1000};
+  /* apart far enough that no size here overlaps; never dereferenced */
+  char *const base[4] = {(char *)((uintptr_t)1 << 40), (char *)((uintptr_t)2 << 40),
+                         (char *)((uintptr_t)3 << 40), (char *)((uintptr_t)4 << 40)};
+  const int layouts[] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS, BMMX_COL_A, BMMX_BATCH_INNER};
+  size_t mi, ni, ki, li;
+  int di;
+  long planned = 0, bad = 0;
+  for (di = 0; di < NDT; ++di)
+    for (li = 0; li < sizeof layouts / sizeof layouts[0]; ++li)
+      for (mi = 0; mi < sizeof ms / sizeof ms[0]; ++mi)
+        for (ni = 0; ni < sizeof ms / sizeof ms[0]; ++ni)
+          for (ki = 0; ki < sizeof ks / sizeof ks[0]; ++ki) {
+            bmmx_case c;
+            bmm_problem p;
+            char why[2048];
+            bmm_status s;
+            memset(&c, 0, sizeof c);
+            c.dtype = g_dtypes[di], c.batch = 1000, c.m = ms[mi], c.n = ms[ni], c.k = ks[ki];
+            c.layout = layouts[li];
+            p = bmmx_problem(&c, base[0], base[1], base[2], NULL); /* explain reads none */
+            if (c.layout == BMMX_SHARED_B_BIAS) p.bias = base[3];
+            s = bmm_explain(&p, BMM_BACKEND_CUDA, why, sizeof why);
+            ++planned;
+            if (s != BMM_OK && bad++ < 5)
+              BMMX_CHECK(0, "AUTO %s %s %lldx%lldx%lld: %s: %s", bmm_dtype_name(c.dtype),
+                         bmmx_layout_name(c.layout), (long long)c.m, (long long)c.n, (long long)c.k,
+                         bmm_status_name(s), why);
+          }
+  BMMX_CHECK(bad == 0, "AUTO planned %ld problems, %ld refused", planned, bad);
+}
+
 /* bmm_explain says what bmm__cuda_pick decided; the launch must be exactly
    that: the kernel explain names, its grid, block and dynamic shared memory
    (TILED's is static: explain adds it, the launch has none). The seed's
@@ -714,6 +753,7 @@ int main(int argc, char **argv) {
     }
   }
   if (explain_only) {
+    check_auto_plans();
     check_explain();
     return bmmx_summary();
   }
@@ -755,6 +795,7 @@ int main(int argc, char **argv) {
   if (only) return bmmx_summary(); /* one strategy's rows: a quick look while working */
   run_tunables();
   run_uncompiled_rule();
+  check_auto_plans();
   check_explain();
   printf("tunables (table rules) done; %ld emulated launches\n", g_launches);
   printf("skipped below: a forced strategy that does not claim the problem, and cuda_cublas\n");
