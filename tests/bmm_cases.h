@@ -8,7 +8,8 @@
    with the long-double reference (bmm_reference) under the per-dtype bound
    |got - ref| <= BMMX_TOL_C * (k + 3) * u * mag, u the unit roundoff and mag
    = |alpha|*sum|a||b| + |beta*c| + |bias| (a dot product of k terms rounds at
-   most k times, the epilogue three more). */
+   most k times, the epilogue three more); the _stored variants take how many
+   times C was rounded to its storage type (2 for cuda_cublas with a bias). */
 #ifndef BMM_CASES_H
 #define BMM_CASES_H
 
@@ -272,8 +273,17 @@ static inline double bmmx_unit_roundoff(bmm_dtype dt) {
    3) u mag for the sum in the accumulation type (u its unit roundoff); where
    C is stored in a narrower type (f16, bf16), plus that store's rounding, u_s
    |ref| + half the least subnormal of the storage type (an underflowing
-   result). Complex dtypes: bmmx__entry_compare's bound (storage = accumulation). */
-static inline double bmmx_bound(bmm_dtype dt, int64_t k, double mag, double ref) {
+   result). c_stores (1 or 2) is how many times C was rounded to the storage
+   type: cuda_cublas with a bias stores alpha AB + beta C from cuBLAS, then a
+   second kernel adds the bias and stores again (README, "Numerics"). The
+   first store rounds a value of at most mag (its bias-free part), so it adds
+   u_s (1 + u_s) mag, the (1 + u_s) for the second store's rounding of that
+   error, and half a least subnormal. Where storage is the accumulation type
+   (f32, f64) the first store is one of the epilogue's roundings already
+   counted in (k + 3): no term. Complex dtypes: bmmx__entry_compare's bound
+   (storage = accumulation). */
+static inline double bmmx_bound_stored(bmm_dtype dt, int64_t k, double mag, double ref,
+                                       int c_stores) {
   const double u = bmmx_unit_roundoff(dt), us = bmmx_storage_roundoff(dt);
   double b = BMMX_TOL_C * ((double)k + 3.0) * u * mag; /* k may be INT64_MAX (alpha = 0) */
   if (us > u) {
@@ -285,6 +295,7 @@ static inline double bmmx_bound(bmm_dtype dt, int64_t k, double mag, double ref)
       uint64_t d;
     } least;
     const size_t es = bmm_dtype_size(dt);
+    const double extra = c_stores > 1 ? (double)(c_stores - 1) : 0.0;
     memset(&least, 0, sizeof least);
     if (es == 2)
       least.h = 1;
@@ -292,9 +303,15 @@ static inline double bmmx_bound(bmm_dtype dt, int64_t k, double mag, double ref)
       least.f = 1;
     else
       least.d = 1;
-    b += us * fabs(ref) + 0.5 * bmm_element_get(dt, &least, 0);
+    b += us * fabs(ref) + extra * us * (1.0 + us) * mag +
+         (1.0 + extra) * 0.5 * bmm_element_get(dt, &least, 0);
   }
   return b;
+}
+
+/* the bound of a C stored once, as every bmm kernel stores it */
+static inline double bmmx_bound(bmm_dtype dt, int64_t k, double mag, double ref) {
+  return bmmx_bound_stored(dt, k, mag, ref, 1);
 }
 
 /* part `part` (0 re, 1 im) of element i; part 0 of a real dtype is the value */
@@ -360,10 +377,11 @@ static inline int bmmx__entry_reference(const bmm_problem *p, int64_t bi, long d
    element that gave it in *wi, *wj. Complex dtypes (ref holds (re, im)
    pairs): |err| is the modulus of the error and the bound the complex one,
    BMMX_TOL_C * sqrt(2) * (2k + 4) * u * mag (each part is a real dot product
-   of 2k terms, plus the epilogue; README, "Numerics"). */
-static inline double bmmx__entry_compare(const bmm_problem *p, int64_t bi, const void *got,
-                                         const long double *ref, const long double *mag,
-                                         int64_t *wi, int64_t *wj) {
+   of 2k terms, plus the epilogue; README, "Numerics"). c_stores: as in
+   bmmx_bound_stored. */
+static inline double bmmx__entry_compare_stored(const bmm_problem *p, int64_t bi, const void *got,
+                                                const long double *ref, const long double *mag,
+                                                int64_t *wi, int64_t *wj, int c_stores) {
   int64_t oa, ob, oc = bmmx__c_offset(p, bi, &oa, &ob), i, j;
   double worst = 0, u = bmmx_unit_roundoff(p->dtype);
   *wi = *wj = 0;
@@ -375,7 +393,7 @@ static inline double bmmx__entry_compare(const bmm_problem *p, int64_t bi, const
       if (parts == 1) {
         double g = bmmx__get(p->dtype, got, at);
         double r = (double)ref[i * p->n + j];
-        double bound = bmmx_bound(p->dtype, p->k, (double)mag[i * p->n + j], r);
+        double bound = bmmx_bound_stored(p->dtype, p->k, (double)mag[i * p->n + j], r, c_stores);
         e = bmmx__part_error(g, r, bound);
       } else {
         const double gr = bmmx__get_part(p->dtype, got, at, 0);
@@ -396,12 +414,29 @@ static inline double bmmx__entry_compare(const bmm_problem *p, int64_t bi, const
   return worst;
 }
 
+static inline double bmmx__entry_compare(const bmm_problem *p, int64_t bi, const void *got,
+                                         const long double *ref, const long double *mag,
+                                         int64_t *wi, int64_t *wj) {
+  return bmmx__entry_compare_stored(p, bi, got, ref, mag, wi, wj, 1);
+}
+
+/* How many times a call rounds C to its storage type: twice for cuda_cublas
+   with a bias (cuBLAS stores alpha AB + beta C, a second kernel adds the
+   bias and stores again), once for every other launch (README, "Numerics").
+   With alpha = 0 or k = 0 cuda_cublas runs the loop kernel: once. */
+static inline int bmmx_c_stores(const bmm_plan *pl) {
+  return pl->strategy == BMM_CUDA_CUBLAS && pl->use_ab && pl->bias ? 2 : 1;
+}
+
 /* Compare `got` (a C buffer laid out as p->c says, with p->c.ptr the C values
    before the call, needed when beta != 0) with the reference, on `samples`
    batch entries spread over the batch (all when samples <= 0 or >= batch).
    Returns the worst |err|/bound (<= 1 passes; NaN/Inf must match the
-   reference exactly, else it returns INFINITY). Host pointers only. */
-static inline double bmmx_check(const bmm_problem *p, const void *got, int64_t samples) {
+   reference exactly, else it returns INFINITY). Host pointers only.
+   bmmx_check_stored: for a C rounded c_stores times to its storage type
+   (bmmx_bound_stored). */
+static inline double bmmx_check_stored(const bmm_problem *p, const void *got, int64_t samples,
+                                       int c_stores) {
   int64_t nb = bmmx__batch_count(p), s, wi, wj;
   double worst = 0;
   long double *ref =
@@ -419,20 +454,26 @@ static inline double bmmx_check(const bmm_problem *p, const void *got, int64_t s
       worst = INFINITY;
       break;
     }
-    e = bmmx__entry_compare(p, bi, got, ref, mag, &wi, &wj);
+    e = bmmx__entry_compare_stored(p, bi, got, ref, mag, &wi, &wj, c_stores);
     if (e > worst) worst = e;
   }
   free(ref), free(mag);
   return worst;
 }
 
+static inline double bmmx_check(const bmm_problem *p, const void *got, int64_t samples) {
+  return bmmx_check_stored(p, got, samples, 1);
+}
+
 /* Worst |err|/bound of batch entry bi of `got` (laid out as p->c, p->c.ptr
    holding C before the call); where edge_rows > 0 and C has more than
    2 * edge_rows rows, only its first and last edge_rows rows (those a tile
    or a block border gets wrong first): the long-double reference of a
-   1024^3 entry then costs 8 * 1024^2 multiply-adds, not 1024^3. */
-static inline double bmmx_check_entry(const bmm_problem *p, int64_t bi, const void *got,
-                                      int64_t edge_rows) {
+   1024^3 entry then costs 8 * 1024^2 multiply-adds, not 1024^3.
+   bmmx_check_entry_stored: for a C rounded c_stores times to its storage
+   type (bmmx_bound_stored). */
+static inline double bmmx_check_entry_stored(const bmm_problem *p, int64_t bi, const void *got,
+                                             int64_t edge_rows, int c_stores) {
   const size_t es = bmm_dtype_size(p->dtype);
   const int64_t rows = edge_rows > 0 && p->m > 2 * edge_rows ? edge_rows : p->m;
   int64_t oa, ob, oc = bmmx__c_offset(p, bi, &oa, &ob), part;
@@ -447,10 +488,15 @@ static inline double bmmx_check_entry(const bmm_problem *p, int64_t bi, const vo
     if (one.a.ptr) one.a.ptr = (const char *)p->a.ptr + ra * (int64_t)es;
     if (one.b.ptr) one.b.ptr = (const char *)p->b.ptr + ob * (int64_t)es;
     one.c.ptr = (const char *)p->c.ptr + rc * (int64_t)es;
-    w = bmmx_check(&one, (const char *)got + rc * (int64_t)es, 0);
+    w = bmmx_check_stored(&one, (const char *)got + rc * (int64_t)es, 0, c_stores);
     if (!(w <= worst)) worst = w;
   }
   return worst;
+}
+
+static inline double bmmx_check_entry(const bmm_problem *p, int64_t bi, const void *got,
+                                      int64_t edge_rows) {
+  return bmmx_check_entry_stored(p, bi, got, edge_rows, 1);
 }
 
 /* bmmx_check in two halves, to compare several results of one problem (every
