@@ -3,7 +3,7 @@
 # everything it makes brought back in at most 4 files.
 #
 #   bash bench/gpu_check.sh "$OUT"                       call 1 (default steps)
-#   GPU_CHECK_STEPS="sanitize_tests model_dtypes tune peers_sweep report" bash bench/gpu_check.sh "$OUT"
+#   GPU_CHECK_STEPS="model_dtypes tune peers_sweep sanitize_tests report" bash bench/gpu_check.sh "$OUT"
 #                                                        call 2 (the rest)
 #   GPU_CHECK_DRY_RUN=1 bash bench/gpu_check.sh OUT      no GPU: the plumbing (CI)
 #
@@ -27,44 +27,53 @@
 # most valuable first, each under `timeout` with its budget in seconds (cut to
 # what is left of GPU_CHECK_BUDGET, default 540 of the device's 600 s command
 # limit). A step that fails or runs out of time is reported and the next one
-# runs. Budgets: B = the budget; E = the expected time, host-side parts
-# measured on the 2-core Zen 3 dev VM (2026-11-25), GPU parts ESTIMATED (no
-# GPU run of this script yet; bench/notes/gpu_check.md says how):
+# runs. Budgets: B = the budget; M = measured on H100, 2026-11-26 (NVIDIA
+# H100 80GB HBM3, driver 580.159.04, CUDA 13.0, 16 cores; the first run,
+# 14:31-14:40 UTC, bench/notes/gpu_check.md), about 1.5x under B; E = still
+# an estimate:
 #   builds        B 240  nvcc -O3 sm_90 (compute capability read off the card),
 #                        5 programs at once: E 60-100 s on 16 cores (98-176 s
-#                        each here on a shared 2-core VM); bmm-model via ninja
-#                        if build.ninja has the target
+#                        each on the 2-core dev VM; kept, not built, in the
+#                        H100 run); bmm-model via ninja if build.ninja has it
 #   peers (torch, cupy: suite + sweep) run while nvcc builds, the GPU idle:
-#                 B 70 each, E 30-50 s (136 rows, no compilation)
-#   tests         B 90   test_cuda_cublas, all 7 groups; the suite group
-#                        checks a stated sample (256 entries, edge rows): its
-#                        host side measured 4 s on 16 cores (was ~55 s), E 40 s
-#   bench         B 75   bench_gpu_cublas, suite rows x every claiming
-#                        strategy + AUTO + cuBLAS, E 30-40 s
-#   sweep         B 60   the seed sweep K = 5..50, f32 + f64, E 20-30 s
+#                 B 40 each, M 9 / 12 s
+#   tests         B 70   test_cuda_cublas, all 7 groups, M 42 s
+#   bench         B 130  bench_gpu_cublas, suite rows (f32, f64, f16, bf16,
+#                        c64, c128) x every claiming strategy + AUTO + cuBLAS,
+#                        M 87 s (a direct rerun; 75 s was too short)
+#   sweep         B 70   the seed sweep K = 5..50, f32 + f64, M 43 s
 #   model         B 30   build/bmm-model --suite/--sweep (CPU), f32 and f64
 #                        (the dtypes its constants were fitted on), suite and
-#                        sweep at once: E 11 s here under load, < 10 s there
-#   peers (jax, triton): suite only (44 rows, each compiled), B 110 / 80,
-#                        E 60-90 / 40-60 s; their sweep is step peers_sweep
-#   sanitize      memcheck B 60, racecheck B 75, initcheck B 45 over
-#                        bench_gpu --sanitize (every suite row x every
-#                        claiming strategy, batch cut to 2^24 multiply-adds,
-#                        racecheck 2^22; square1024 as 256^3 / 128^3), E 20-50 s
-#   report        B 30   bench/report.py -> RESULTS_generated.md + PNGs, E 10 s
+#                        sweep at once: E 11 s (dev VM under load). Skipped,
+#                        and said, where bmm-model is ninja's stand-in (no
+#                        clang++: the H100 machine), with the command to run
+#                        here afterwards
+#   peers (jax, triton): suite only (44 rows, each compiled), B 100 / 40,
+#                        M 65 / 17 s; their sweep is step peers_sweep
+#   sanitize      over bench_gpu --sanitize (every suite row x every claiming
+#                        strategy: 580 runs, batch cut to 2^24 multiply-adds;
+#                        square1024 as 256^3): memcheck B 30, M 4 s; initcheck
+#                        B 30, M 3 s; racecheck last, B 75, at 2^18 (64^3
+#                        squares): E 50 s (at 2^22 it timed out at 75 s after
+#                        155 runs)
+#   report        B 30   bench/report.py -> RESULTS_generated.md + PNGs, E 5 s
 #   (call 2)
-#   sanitize_tests memcheck B 120, racecheck 120, initcheck 90 over
-#                        test_cuda --quick (12k forced runs, tunables,
-#                        graph, errors), E 60-100 s each under instrumentation
-#   tune          B 150  bmm-tune-cuda (tools/grids/cuda.txt; L2
-#                        flushed before every timed call), E 60-120 s
 #   model_dtypes  B 45   bmm-model --suite for f16, bf16, c64, c128 (CPU,
-#                        27 s here under load; predictions not yet calibrated)
-#   peers_sweep   jax B 150, triton B 100: the 92 sweep rows, each compiled,
-#                        E 100-150 / 60-100 s: what is left of the budget
-# Sum of E for call 1: ~450 s of the 540 (builds ~60-100 s, sanitize last
-# among the GPU steps); call 2: 420-650 s, so peers_sweep may be cut there
-# (reported; its rows are written as they finish).
+#                        27 s on the dev VM; predictions not yet calibrated)
+#   tune          B 150  bmm-tune-cuda with cuBLAS, tools/grids/cuda.txt (L2
+#                        flushed before every timed call), validated on the
+#                        suite less square1024: M 41 s for the grid (without
+#                        cuBLAS); E 45 s for the suite (its host checks; the
+#                        square1024 rows alone took ~40 s per dtype)
+#   peers_sweep   jax B 130, triton B 30: the 92 sweep rows, each compiled,
+#                        M 88 / 7 s
+#   sanitize_tests memcheck B 90, initcheck 60, racecheck 120 over test_cuda
+#                        --quick (12k forced runs, tunables, graph, errors):
+#                        E unknown, last; racecheck will likely be cut
+# Sum for call 1: M+E about 340 s on a warm machine (builds kept), 380-420 s
+# on a fresh one, of the 540; call 2: about 190-230 s before sanitize_tests,
+# which get what is left (reported; each step's rows are written as they
+# finish).
 set -u
 OUT=${1:?usage: bench/gpu_check.sh OUTDIR}
 cd "$(dirname "$0")/.." || exit 1
@@ -272,7 +281,8 @@ builds() {
   build bench_gpu_cublas -DBMM_WITH_CUBLAS bench/bench_gpu.cu -o $BIN/bench_gpu_cublas -lcublas &
   build bench_gpu bench/bench_gpu.cu -o $BIN/bench_gpu &
   build test_cuda -Xcompiler -fopenmp tests/test_cuda.cu -o $BIN/test_cuda -lgomp &
-  build bmm-tune-cuda tools/bmm_tune_cuda.cu -o $BIN/bmm-tune-cuda &
+  # with cuBLAS: the default table's cuda_cublas must run in the tuner too
+  build bmm-tune-cuda -DBMM_WITH_CUBLAS tools/bmm_tune_cuda.cu -o $BIN/bmm-tune-cuda -lcublas &
   if [ -n "$HAVE_MODEL" ]; then
     t0=$(now)
     timeout -k 5 "$BUILD_BUDGET" ninja build/bmm-model > "$WORK/build_bmm-model.log" 2>&1
@@ -296,8 +306,8 @@ peer() { # framework, budget, extra peers.py arguments, step name
   fi
 }
 if want peers; then
-  peer torch 70 "--sweep"
-  peer cupy 70 "--sweep"
+  peer torch 40 "--sweep"
+  peer cupy 40 "--sweep"
 fi
 
 wait $BUILDS_PID
@@ -321,32 +331,42 @@ pack
 # ---- the GPU, one program at a time ---------------------------------------------
 if want tests; then
   if [ -n "$DRY" ]; then # the real program: without a GPU it must say SKIP and pass
-    step tests 90 "$BIN/test_cuda_cublas && $BIN/test_cuda --no-device"
+    step tests 70 "$BIN/test_cuda_cublas && $BIN/test_cuda --no-device"
   else
-    step tests 90 "$BIN/test_cuda_cublas"
+    step tests 70 "$BIN/test_cuda_cublas"
   fi
 fi
 BENCH=$BIN/bench_gpu_cublas
 [ -x "$BENCH" ] || BENCH=$BIN/bench_gpu
 if want bench; then
   if [ -n "$DRY" ]; then
-    step bench_gpu 75 "dry bench; $BENCH --only tiny 2>&1; cp $SYN/bench_gpu.csv $SYN/bench_meta.txt '$WORK/'; cat $SYN/bench_gpu.log"
+    step bench_gpu 130 "dry bench; $BENCH --only tiny 2>&1; cp $SYN/bench_gpu.csv $SYN/bench_meta.txt '$WORK/'; cat $SYN/bench_gpu.log"
   else
-    step bench_gpu 75 "$BENCH --require-gpu --meta '$WORK/bench_meta.txt' > '$WORK/bench_gpu.csv'"
+    step bench_gpu 130 "$BENCH --require-gpu --meta '$WORK/bench_meta.txt' > '$WORK/bench_gpu.csv'"
   fi
 fi
 if want sweep; then
   if [ -n "$DRY" ]; then
-    step bench_sweep 60 "dry sweep; cp $SYN/bench_sweep.csv '$WORK/'"
+    step bench_sweep 70 "dry sweep; cp $SYN/bench_sweep.csv '$WORK/'"
   else
-    step bench_sweep 60 "$BENCH --require-gpu --sweep --no-suite --meta '$WORK/bench_meta_sweep.txt' > '$WORK/bench_sweep.csv'"
+    step bench_sweep 70 "$BENCH --require-gpu --sweep --no-suite --meta '$WORK/bench_meta_sweep.txt' > '$WORK/bench_sweep.csv'"
   fi
 fi
-# the model runs on the CPU: the same rows, predicted (issue 19's interface)
+# the model runs on the CPU: the same rows, predicted (issue 19's interface).
+# Without clang++ (the GPU machine, 2026-11-26) ninja builds a stand-in that
+# prints SKIP into the CSV and exits 0: said as skipped, with the command to
+# run here afterwards on the unpacked folder, never as ok
+M="build/bmm-model --arch $CC_GPU --dtypes"
+MODEL_SKIP=""
+if [ -z "$HAVE_MODEL" ] || [ ! -x build/bmm-model ]; then
+  MODEL_SKIP="no build/bmm-model: no such ninja target, or its build failed"
+elif build/bmm-model 2>&1 | grep -q '^SKIP'; then
+  MODEL_SKIP="build/bmm-model is ninja's stand-in: needs clang++"
+fi
 if want model; then
-  if [ -n "$HAVE_MODEL" ] && [ -x build/bmm-model ]; then
-    M="build/bmm-model --arch $CC_GPU --dtypes"
-    step model 30 "$M f32,f64 --sweep > '$WORK/model_sweep.csv' & $M f32,f64 --suite bench/suite.csv > '$WORK/model_suite.csv'; s=\$?; wait \$! && [ \$s -eq 0 ]"
+  if [ -z "$MODEL_SKIP" ]; then
+    # a CSV with no rows fails the step
+    step model 30 "$M f32,f64 --sweep > '$WORK/model_sweep.csv' & $M f32,f64 --suite bench/suite.csv > '$WORK/model_suite.csv'; s=\$?; wait \$! && [ \$s -eq 0 ] && grep -q , '$WORK/model_suite.csv' && grep -q , '$WORK/model_sweep.csv'"
     # predicted beside measured for bmm's own rows (the given constants' score
     # first) and the constants re-fitted on them: bmm-model --calibration
     # --fit on bench_gpu's CSV, f32/f64 rows, on the CPU in the background
@@ -356,30 +376,43 @@ if want model; then
       bg_step model_calibration "$M f32,f64 --calibration '$WORK/bench_gpu.csv' --fit > '$WORK/model_calibration.txt'"
     fi
   else
-    note "model: skipped (no build/bmm-model: no such ninja target, or its build failed)"
+    note "model: skipped ($MODEL_SKIP; run it here afterwards: $M f32,f64 --suite bench/suite.csv > model_suite.csv; $M f32,f64 --sweep > model_sweep.csv)"
+    want bench && note "model_calibration: skipped ($MODEL_SKIP; run it here afterwards: $M f32,f64 --calibration bench_gpu.csv --fit > model_calibration.txt)"
   fi
 fi
 # the other dtypes' predictions (call 2: lower value; gpu_summary.py reads them too)
-if want model_dtypes && [ -n "$HAVE_MODEL" ] && [ -x build/bmm-model ]; then
-  step model_dtypes 45 "build/bmm-model --arch $CC_GPU --dtypes f16,bf16,c64,c128 --suite bench/suite.csv > '$WORK/model_suite_dtypes.csv'"
+if want model_dtypes; then
+  D="$M f16,bf16,c64,c128 --suite bench/suite.csv"
+  if [ -z "$MODEL_SKIP" ]; then
+    step model_dtypes 45 "$D > '$WORK/model_suite_dtypes.csv' && grep -q , '$WORK/model_suite_dtypes.csv'"
+  else
+    note "model_dtypes: skipped ($MODEL_SKIP; run it here afterwards: $D > model_suite_dtypes.csv)"
+  fi
 fi
 if want peers; then
-  peer jax 110 ""
-  peer triton 80 ""
+  peer jax 100 ""
+  peer triton 40 ""
 fi
 # over bench_gpu --sanitize: every suite row x every claiming strategy (cuBLAS
-# aside), small batches, each result checked; racecheck on smaller products
-# (shared memory accesses are what it instruments)
-sanitize() { # step-name prefix, program and arguments, budgets memcheck racecheck initcheck
-  local prefix=$1 prog=$2 bm=$3 br=$4 bi=$5 tool b extra
-  for tool in memcheck racecheck initcheck; do
+# aside), small batches, each result checked. racecheck last and on smaller
+# products: it instruments every shared-memory access and ran ~0.45 s per
+# variant at 2^22 multiply-adds (155 of 580 in 75 s; memcheck did all 580 at
+# 2^24 in 4 s; H100, 2026-11-26): at 2^18 squares run 64^3 and seed rows keep
+# >= 1747 entries, ~24M multiply-adds per dtype, est. 50 s for the suite
+sanitize() { # step-name prefix, program and arguments, budgets memcheck initcheck racecheck
+  local prefix=$1 prog=$2 bm=$3 bi=$4 br=$5 tool b extra p
+  if [ -z "$DRY" ] && ! command -v compute-sanitizer > /dev/null; then
+    note "${prefix}sanitize: SKIPPED (no compute-sanitizer on PATH)"
+    FAILED=1
+    return
+  fi
+  for tool in memcheck initcheck racecheck; do
+    p=$prog
     case $tool in
       memcheck) b=$bm extra="--leak-check full" ;;
-      racecheck) b=$br extra="" ;;
       initcheck) b=$bi extra="" ;;
+      racecheck) b=$br extra="" p=${prog/--sanitize/--sanitize-macs 262144} ;;
     esac
-    local p=$prog
-    [ "$tool" = racecheck ] && p=${prog/--sanitize/--sanitize-macs 4194304}
     if [ -n "$DRY" ]; then
       step "$prefix$tool" "$b" "dry compute-sanitizer --tool $tool $extra $p; echo '========= ERROR SUMMARY: 0 errors (SYNTHETIC)'"
     else
@@ -387,26 +420,23 @@ sanitize() { # step-name prefix, program and arguments, budgets memcheck raceche
     fi
   done
 }
-if want sanitize || want sanitize_tests; then
-  if [ -z "$DRY" ] && ! command -v compute-sanitizer > /dev/null; then
-    note "sanitize: SKIPPED (no compute-sanitizer on PATH)"
-    FAILED=1
-  else
-    want sanitize && sanitize "" "$BIN/bench_gpu --sanitize --require-gpu" 60 75 45
-    want sanitize_tests && sanitize "tests_" "$BIN/test_cuda --quick" 120 120 90
-  fi
-fi
+want sanitize && sanitize "" "$BIN/bench_gpu --sanitize --require-gpu" 30 30 75
+# call 2: the measured steps first (tune ~90 s est., peers_sweep 95 s), then
+# the sanitizers over the tests, whose times are not known yet
 if want tune; then
   if [ -n "$DRY" ]; then # the real program and grid: it parses them, measures nothing
     step tune 150 "$BIN/bmm-tune-cuda --list && $BIN/bmm-tune-cuda --list --quick > /dev/null"
   else
-    step tune 150 "$BIN/bmm-tune-cuda --out '$WORK/tuned_sm$CC_GPU.txt' --header '$WORK/tuned_sm$CC_GPU.h'"
+    # square1024 left out of the suite's validation: its host check (long
+    # double, 4 entries of 1024^3) took ~40 s per dtype (H100, 2026-11-26)
+    step tune 150 "grep -v '^square1024,' bench/suite.csv > '$WORK/tune_suite.csv' && $BIN/bmm-tune-cuda --suite '$WORK/tune_suite.csv' --out '$WORK/tuned_sm$CC_GPU.txt' --header '$WORK/tuned_sm$CC_GPU.h'"
   fi
 fi
 if want peers_sweep; then
-  peer jax 150 "--sweep --no-suite" peers_sweep_jax
-  peer triton 100 "--sweep --no-suite" peers_sweep_triton
+  peer jax 130 "--sweep --no-suite" peers_sweep_jax
+  peer triton 30 "--sweep --no-suite" peers_sweep_triton
 fi
+want sanitize_tests && sanitize "tests_" "$BIN/test_cuda --quick" 90 60 120
 if [ -n "$DRY" ]; then # the timeout path, on purpose: it must be reported, not fatal
   step dry_timeout 2 "sleep 30"
 fi
@@ -432,8 +462,10 @@ if [ -n "$DRY" ]; then # what the dry run must show, or CI fails
   dry_bad=""
   grep -q '^dry_timeout: TIMEOUT' "$STATUS" || dry_bad="$dry_bad timeout-not-reported"
   grep -q '^build_.*: \(FAIL\|TIMEOUT\)' "$STATUS" && dry_bad="$dry_bad build-failed"
+  # the model steps may also be skipped for want of clang++ (the stand-in)
   for s in tests:tests bench:bench_gpu sweep:bench_sweep model:model model:model_calibration report:report; do
-    want "${s%%:*}" && ! grep -q "^${s#*:}: ok" "$STATUS" && dry_bad="$dry_bad ${s#*:}-not-ok"
+    want "${s%%:*}" && ! grep -q "^${s#*:}: \(ok\|skipped (build/bmm-model is ninja's stand-in\)" "$STATUS" &&
+      dry_bad="$dry_bad ${s#*:}-not-ok"
   done
   want report && ! tar -tzf "$ARCHIVE" | grep -q 'RESULTS_generated.md' && dry_bad="$dry_bad no-report-in-archive"
   echo "  dry run: ${dry_bad:-plumbing ok}" >> "$WORK/summary.txt"

@@ -8,8 +8,10 @@ over time, over bench_meta.txt's measured device copy), the model's prediction
 beside it where model_suite.csv exists (PREDICTED, not measured), and
 x = best full-precision peer time / bmm time (> 1: bmm faster; JAX f32 at
 default precision may use TF32 and does not count, as in bench/report.py).
-Then the sweep's worst K, the launch cost, test pass counts, sanitizer error
-counts, and the steps that failed, timed out or were skipped.
+Then one line per other dtype (f16, bf16, c64, c128: AUTO's % of copy, and of
+the roofline only where bench_meta.txt has that dtype's own FLOP peak), the
+sweep's worst K, the launch cost, test pass counts, sanitizer error counts, and
+the steps that failed, timed out or were skipped (the model's skip included).
 """
 import csv
 import glob
@@ -23,8 +25,9 @@ from report import num  # one reading of a CSV number for both reports
 
 def read_csv(path):
     try:
-        with open(path) as f:
-            return list(csv.DictReader(line for line in f if not line.startswith("#")))
+        with open(path) as f:  # ninja's stand-in bmm-model (no clang++) writes SKIP lines
+            return list(csv.DictReader(line for line in f
+                                       if not line.startswith(("#", "SKIP")) and "," in line))
     except (OSError, csv.Error):
         return []
 
@@ -86,7 +89,8 @@ def main():
             best[key] = (ms, r["strategy"])
     names = []
     for r in bench:
-        if r.get("strategy") == "auto" and r["name"] not in names:
+        if r.get("strategy") == "auto" and r.get("dtype") in ("f32", "f64") \
+                and r["name"] not in names:
             names.append(r["name"])
     lines.append("-- suite, AUTO: %%copy of %s GB/s%s; x = best peer ms / bmm ms (>1: bmm faster)"
                  % (fmt(copy, "%.0f", "?"), "; pred = model, PREDICTED" if pred else
@@ -125,6 +129,21 @@ def main():
     if low:
         lines.append("-- under 90%% of copy and of roofline: %s" % ", ".join(low[:12]) +
                      (" (+%d)" % (len(low) - 12) if len(low) > 12 else ""))
+    for dt in ("f16", "bf16", "c64", "c128"):
+        rows = [(r["name"], num(r.get("gbps")), num(r.get("pct_roofline"))) for r in bench
+                if r.get("strategy") == "auto" and r.get("dtype") == dt]
+        rows = [(n, 100 * g / copy, p) for n, g, p in rows if g is not None and copy]
+        if not rows:
+            continue
+        worst = min(rows, key=lambda t: t[1])
+        line = "-- %s AUTO (%d rows): %%copy min %.0f (%s), median %.0f" % (
+            dt, len(rows), worst[1], worst[0], sorted(t[1] for t in rows)[len(rows) // 2])
+        pcts = [p for _, _, p in rows if p is not None]
+        if num(m.get("peak_%s_tflops" % dt)) and pcts:
+            line += "; %%roofline min %.0f" % min(pcts)
+        else:  # a bench_gpu before 2026-11-26 put a borrowed peak into pct_roofline
+            line += "; no FLOP peak measured for %s: no %%roofline" % dt
+        lines.append(line)
     for dt in ("f32", "f64"):
         pts = [(int(re.sub(r"\D", "", r["name"])), num(r.get("gbps"))) for r in sweep
                if r.get("strategy") == "auto" and r.get("dtype") == dt]
@@ -166,6 +185,8 @@ def main():
         for line in open(os.path.join(folder, "steps.txt")):
             if re.search(r": (FAIL|TIMEOUT|SKIPPED)", line):
                 bad.append(line.strip())
+            elif re.match(r"model\w*: skipped", line):
+                lines.append("-- " + line.strip())
     except OSError:
         pass
     lines.append("-- steps not ok: %s" % ("; ".join(bad) if bad else "none"))

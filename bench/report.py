@@ -15,6 +15,12 @@ f64: bmm AUTO, each bmm strategy, JAX, CuPy, PyTorch, Triton). Runs anywhere
 
 "Best peer" counts full-precision results only: JAX f32 at default precision may
 use TF32 in dots (about 3 decimal digits), so it is shown beside, not ranked.
+
+A dtype without a FLOP peak in bench_meta.txt (f16, bf16, c64, c128 from a
+bench_gpu built without cuBLAS, or from one before 2026-11-26, which borrowed
+the f32/f64 peak and printed square1024 f16 at 1194%) gets the copy floor alone:
+its % is "of copy", a lower bound of its % of roofline, whatever the CSV says,
+and it is not judged against the roofline target.
 """
 import argparse
 import csv
@@ -26,7 +32,8 @@ import sys
 
 RED = '<span style="color:red">%s</span>'
 PEER_ORDER = ["jax", "jax_highest", "cupy", "torch", "triton"]
-ESIZE = {"f32": 4, "f64": 8}
+ESIZE = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "c64": 8, "c128": 16}
+DTYPES = ["f32", "f64", "f16", "bf16", "c64", "c128"]  # the order of the report's lines
 # used only when bench_meta.txt is missing (said in the report)
 DEFAULT_META = {"copy_gbs": "3000", "peak_f32_tflops": "67", "peak_f64_tflops": "34"}
 
@@ -87,7 +94,7 @@ def auto_choices(path):
     """AUTO's strategy per (name, dtype) from bench_gpu's stderr table."""
     out = {}
     if os.path.exists(path):
-        pat = re.compile(r"^(\S+)\s+(f32|f64)\s+.*\sauto>(\S+)\s")
+        pat = re.compile(r"^(\S+)\s+(%s)\s+.*\sauto>(\S+)\s" % "|".join(DTYPES))
         with open(path, errors="replace") as f:
             for line in f:
                 m = pat.match(line)
@@ -103,18 +110,33 @@ def min_bytes(r):
                                 + b * m * n)
 
 
+def flop_peak(meta, dtype):
+    """FLOP/s of the dtype's own measured peak; None where bench_meta.txt has
+    none (never another dtype's: f16 on tensor cores runs 10x f32's)."""
+    v = num(meta.get("peak_%s_tflops" % dtype))
+    return v * 1e12 if v else None
+
+
 def floors_ms(r, meta):
-    """(bytes floor, FLOP floor) in ms."""
+    """(bytes floor, FLOP floor or None without the dtype's FLOP peak) in ms;
+    real FLOPs as bmmx_flops counts them (a complex multiply-add is 4)."""
     bw = float(meta["copy_gbs"]) * 1e9
-    peak = float(meta["peak_%s_tflops" % r["dtype"]]) * 1e12
-    return 1e3 * min_bytes(r) / bw, 1e3 * 2.0 * r["batch"] * r["m"] * r["n"] * r["k"] / peak
+    peak = flop_peak(meta, r["dtype"])
+    flops = (8.0 if r["dtype"] in ("c64", "c128") else 2.0) * r["batch"] * r["m"] * r["n"] * r["k"]
+    return 1e3 * min_bytes(r) / bw, 1e3 * flops / peak if peak else None
+
+
+def roofline_ms(r, meta):
+    return max(f for f in floors_ms(r, meta) if f is not None)
 
 
 def pct_of(r, meta):
-    p = num(r.get("pct_roofline"))
     ms = num(r["ms"])
+    if flop_peak(meta, r["dtype"]) is None:  # the CSV's figure may rest on a borrowed peak
+        return 100.0 * floors_ms(r, meta)[0] / ms if ms else None
+    p = num(r.get("pct_roofline"))
     if p is None and ms:
-        p = 100.0 * max(floors_ms(r, meta)) / ms
+        p = 100.0 * roofline_ms(r, meta) / ms
     return p
 
 
@@ -186,8 +208,9 @@ def suite_section(idx, order, meta, choices, targets):
            "best bmm strategy | best peer | peer ms | bmm / best peer | jax tf32 | "
            "jax fusion | cupy | torch | triton |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    ratios = {"f32": [], "f64": []}
+    ratios = {}
     peer_ratios = {}
+    no_peak = {}  # dtype: rows shown against the copy floor alone
     for name, dt in order:
         e = idx.get(name, dt)
         any_row = next(iter(e.values()), None)
@@ -198,7 +221,9 @@ def suite_section(idx, order, meta, choices, targets):
         auto = e.get("auto")
         auto_ms = num(auto["ms"]) if auto else None
         fb, ff = floors_ms(any_row, meta)
-        mem_bound = fb >= ff
+        mem_bound = ff is not None and fb >= ff  # unknown without a FLOP peak: not judged
+        if ff is None:
+            no_peak[dt] = no_peak.get(dt, 0) + 1
         pct = pct_of(auto, meta) if auto_ms else None
         strat = [(s, num(r["ms"])) for s, r in e.items()
                  if s.startswith("cuda_") and num(r["ms"])]
@@ -206,7 +231,7 @@ def suite_section(idx, order, meta, choices, targets):
         bp = best_peer(e, dt)
         ratio = auto_ms / bp[1] if auto_ms and bp else None
         if ratio:
-            ratios[dt].append(ratio)
+            ratios.setdefault(dt, []).append(ratio)
         for p in PEER_ORDER:
             pm = ms_of(e, p)
             if auto_ms and pm and full_precision(p, dt):
@@ -216,7 +241,9 @@ def suite_section(idx, order, meta, choices, targets):
                  "%d×%d×%d" % (any_row["m"], any_row["n"], any_row["k"]), any_row["layout"],
                  fmt_ms(auto_ms) if auto_ms else RED % "missing (FAIL?)",
                  choices.get((name, dt), ""),
-                 "—" if pct is None else mark("%.1f%%" % pct, not mem_bound or pct >= 90.0)
+                 "—" if pct is None else
+                 "%.1f%% of copy (no FLOP peak measured for %s)" % (pct, dt) if ff is None else
+                 mark("%.1f%%" % pct, not mem_bound or pct >= 90.0)
                  + ("" if mem_bound else " (FLOP-bound)"),
                  "%s %s" % (best_s[0], fmt_ms(best_s[1])) if best_s else "—",
                  bp[0] if bp else "n/a", fmt_ms(bp[1]) if bp else "n/a",
@@ -237,25 +264,31 @@ def suite_section(idx, order, meta, choices, targets):
         if not mem_bound and auto_ms:
             cub = ms_of(e, "cuda_cublas")
             if cub:
-                targets.append((">= 90% of cuBLAS on FLOP-bound rows", "%s %s" % (name, dt),
-                                cub / auto_ms >= 0.9,
+                targets.append((">= 90% of cuBLAS on FLOP-bound rows" if ff is not None else
+                                ">= 90% of cuBLAS where no FLOP peak tells the bound",
+                                "%s %s" % (name, dt), cub / auto_ms >= 0.9,
                                 "%.0f%% of cuda_cublas" % (100 * cub / auto_ms)))
-            else:
+            elif ff is not None:  # without a FLOP peak it may be memory-bound: not a miss
                 targets.append((">= 90% of cuBLAS on FLOP-bound rows", "%s %s" % (name, dt),
                                 False, "no cuda_cublas row (built without BMM_WITH_CUBLAS?)"))
-    allr = ratios["f32"] + ratios["f64"]
+    allr = [x for v in ratios.values() for x in v]
     g = geomean(allr)
     out += ["", "Geometric mean of bmm AUTO / best peer: " +
             ("—" if g is None else mark("**%.3f**" % g, g <= 0.7)) +
-            " over %d rows (f32 %s, f64 %s)." % (
-                len(allr), "%.3f" % geomean(ratios["f32"]) if ratios["f32"] else "—",
-                "%.3f" % geomean(ratios["f64"]) if ratios["f64"] else "—")]
+            " over %d rows (%s)." % (len(allr), ", ".join(
+                "%s %s" % (dt, "%.3f" % geomean(ratios[dt]) if ratios.get(dt) else "—")
+                for dt in DTYPES if dt in ("f32", "f64") or dt in ratios))]
     if g is not None:
         targets.append(("geometric mean of bmm / best peer <= 0.7", "all rows", g <= 0.7,
                         "%.3f" % g))
     if peer_ratios:
         out.append("Per peer, geometric mean of bmm AUTO / peer: " + ", ".join(
             "%s %.3f (%d rows)" % (p, geomean(v), len(v)) for p, v in sorted(peer_ratios.items())))
+    if no_peak:
+        out.append("Not judged against the roofline: %s: bench_meta.txt has no FLOP peak for "
+                   "these dtypes, so their %% is of the copy floor alone (a lower bound; a "
+                   "FLOP-bound row shows low). bench_gpu built with cuBLAS measures them." %
+                   ", ".join("%s (%d rows)" % (dt, n) for dt, n in no_peak.items()))
     return out
 
 
@@ -391,7 +424,7 @@ def plot_sweep(rows, meta, folder):
         floor = []
         for k in kall:
             r = dict(any_row, k=k, batch=1000000, m=3, n=1, layout="rowmajor", dtype=dt)
-            floor.append(max(floors_ms(r, meta)))
+            floor.append(roofline_ms(r, meta))
         ax1.plot(kall, floor, color="gray", ls=":", lw=2, label="roofline (copy bandwidth)")
         ax2.axhline(100, color="gray", ls=":", lw=2)
         ax2.axhline(90, color="red", ls=":", lw=1, label="90% target")
@@ -456,11 +489,13 @@ def main():
               meta.get("l2_bytes", "?")),
           "- date: %s" % meta.get("date", info.get("date", "?")),
           "- copy bandwidth (roofline bytes floor): %s GB/s, cudaMemcpy D2D, read + written" %
-          meta.get("copy_gbs"),
-          "- FLOP peak f32: %s TFLOP/s (%s)" % (meta.get("peak_f32_tflops"),
-                                              meta.get("peak_f32_source", "assumed")),
-          "- FLOP peak f64: %s TFLOP/s (%s)" % (meta.get("peak_f64_tflops"),
-                                              meta.get("peak_f64_source", "assumed"))]
+          meta.get("copy_gbs")]
+    for dt in DTYPES:
+        if dt in ("f32", "f64") or any(r["dtype"] == dt for r in rows):
+            md.append("- FLOP peak %s: %s" % (dt, "%s TFLOP/s (%s)" % (
+                meta["peak_%s_tflops" % dt], meta.get("peak_%s_source" % dt, "assumed"))
+                if flop_peak(meta, dt) else "none measured (%s): its rows against the copy "
+                "floor alone" % meta.get("peak_%s_source" % dt, "not in bench_meta.txt")))
     for k in ("command", "git", "host"):
         if k in info:
             md.append("- %s: `%s`" % (k, info[k]))

@@ -870,6 +870,23 @@ static int bmmt__write(const char *path, const char *text) {
   return ok ? 0 : -1;
 }
 
+/* The table as text (out) and as a C header (hdr), the comment on top of
+   both (a "*" "/" in it is defused: the header puts it inside a C comment).
+   text and header are the caller's buffers of tl and hl bytes. */
+static int bmmt__save(const bmm_table_rule *rules, int n, char *comment, const char *name,
+                      const char *macro, const char *out, const char *hdr, char *text, size_t tl,
+                      char *header, size_t hl) {
+  int i;
+  for (i = 0; comment[i]; ++i)
+    if (comment[i] == '*' && comment[i + 1] == '/') comment[i] = '?';
+  if (bmmt_format_text(rules, n, comment, text, tl) >= tl ||
+      bmmt_format_header(rules, n, name, macro, comment, header, hl) >= hl) {
+    fprintf(stderr, "bmm-tune: table text too long\n");
+    return -1;
+  }
+  return bmmt__write(out, text) < 0 || bmmt__write(hdr, header) < 0 ? -1 : 0;
+}
+
 /* ---- main ---------------------------------------------------------------------- */
 
 #if defined(BMM_TUNE_CUDA) && !defined(BMM_TUNE_MODEL)
@@ -1145,6 +1162,25 @@ int BMMT_MAIN(int argc, char **argv) {
          "table gives %d the fastest configuration, %d one within %.1f%%, %d another\n",
          npts, g.ncfg, nt, g.n, exact, within, tie, g.n - exact - within);
 
+  /* the grid's table on disk before the suite's validation, which checks
+     each suite row's results on the host and can take minutes: a run cut off
+     there still leaves a table (H100, 2026-11-26: gpu_check's tune step timed
+     out in it with nothing written); rewritten below when it finishes */
+  if (strcmp(suite, "none") != 0) {
+    snprintf(comment, sizeof comment,
+             "bmm threshold table (%s backend) written by bmm-tune\n"
+             "device: %s\ndate: %s\ncommand: %s\n"
+             "grid: %s: %d problems, %d points, %d configurations; measured in %.0f s\n"
+             "validation: NOT RUN: written when the grid was measured; the suite's validation "
+             "rewrites this file when it finishes",
+             bmm_backend_name(S.be), d.device, date, cmd, grid, g.n, npts, g.ncfg,
+             bmmt__now() - t_start);
+    if (bmmt__save(tuned, nt, comment, name, macro, out, hdr, text, sizeof text, header,
+                   sizeof header) == 0)
+      fprintf(stderr, "bmm-tune: wrote %s and %s (the grid's table; validating it now)\n", out,
+              hdr);
+  }
+
   summary[0] = 0;
   if (strcmp(suite, "none") != 0 &&
       bmmt_validate(&S, suite, &g, dflt, nd, tuned, &nt, prefix, summary, sizeof summary) < 0)
@@ -1178,14 +1214,9 @@ int BMMT_MAIN(int argc, char **argv) {
              "\nload average at start: %s (other work on the machine inflates and scatters "
              "CPU times)",
              load);
-  for (i = 0; comment[i]; ++i) /* the header puts the comment inside a C comment */
-    if (comment[i] == '*' && comment[i + 1] == '/') comment[i] = '?';
-  if (bmmt_format_text(tuned, nt, comment, text, sizeof text) >= sizeof text ||
-      bmmt_format_header(tuned, nt, name, macro, comment, header, sizeof header) >= sizeof header) {
-    fprintf(stderr, "bmm-tune: table text too long\n");
+  if (bmmt__save(tuned, nt, comment, name, macro, out, hdr, text, sizeof text, header,
+                 sizeof header) < 0)
     return 1;
-  }
-  if (bmmt__write(out, text) < 0 || bmmt__write(hdr, header) < 0) return 1;
   reread = bmmt__read_all(out);
   if (!reread || bmm_table_parse(reread, back, BMM_TABLE_MAX_RULES, &nback) != BMM_OK ||
       nback != nt || !bmmt_rules_equal(back, tuned, nt)) {

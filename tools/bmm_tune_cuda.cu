@@ -9,7 +9,16 @@
    times (bench_gpu's auto_back_to_back row measures the launch cost).
    A launch that fails (bmm_cuda's status) only rules its configuration out
    at that problem; a kernel that faults ends the run, naming it, since the
-   CUDA context is then lost. */
+   CUDA context is then lost.
+
+   Build it with -DBMM_WITH_CUBLAS -lcublas (bench/gpu_check.sh does): the
+   default table sends compute-bound shapes to cuda_cublas, and without it
+   that strategy gets no time at any grid point and the default's choice
+   cannot run in the suite's validation (it never wins there, so nothing
+   keeps it: H100 tune.log, 2026-11-26). The suite's validation checks each
+   result on the host in long double, 4 batch entries at ~9 ns a multiply-add:
+   square1024 took ~40 s per dtype and candidate there, so gpu_check.sh
+   validates on the suite without it (bench/notes/gpu_check.md). */
 #define BMM_TUNE_CUDA 1
 #define BMM_IMPLEMENTATION
 #include "bmm_cuda.cuh"
@@ -76,6 +85,10 @@ static int bmmt_cuda_driver(bmmt_driver *d) {
             cudaGetErrorString(e));
     return -1;
   }
+#ifndef BMM_WITH_CUBLAS
+  fprintf(stderr, "bmm-tune: built without BMM_WITH_CUBLAS: cuda_cublas cannot be timed, and "
+                  "where the default table picks it the suite compares nothing\n");
+#endif
   memset(d, 0, sizeof *d);
   d->backend = BMM_BACKEND_CUDA;
   d->arch = prop.major * 10 + prop.minor;
