@@ -1082,7 +1082,7 @@ int BMMT_MAIN(int argc, char **argv) {
 #ifdef BMM_TUNE_MODEL
   /* issue 20: every rule of a table the model chose says so until a GPU
      measures it */
-  snprintf(prefix, sizeof prefix, "model v%d, not measured", BMM_MODEL_VERSION);
+  snprintf(prefix, sizeof prefix, "model v%d%s, not measured", BMM_MODEL_VERSION, bmm_model_form());
 #endif
 
   {

@@ -42,6 +42,7 @@
 
 #include <array>
 #include <map>
+#include <set>
 #include <unordered_set>
 #include <string>
 #include <vector>
@@ -66,6 +67,15 @@ typedef struct emu_record {
   int size, space, store;
   uint32_t epoch; /* the barrier interval it ran in (for the model's load rounds) */
 } emu_record;
+
+/* one lane's global load in the model's L1 order: its sector, its (warp,
+   interval) slot, its lane and its warp instruction (a SIMT step: the n-th
+   load of every lane of a warp) */
+typedef struct emu_l1_access {
+  uint64_t sector;
+  int32_t slot, step;
+  int lane;
+} emu_l1_access;
 
 /* per call site (site, space, store): summed over the traced instructions */
 typedef struct emu_site_cost {
@@ -105,6 +115,13 @@ static struct emu_check_state {
      lines summed over the global load instructions, and those instructions */
   std::map<std::array<int, 3>, int64_t> load_burst; /* (loads, first touches, shared loads) */
   int64_t load_lines, load_insts, traced_warps, traced_barriers;
+  /* for the model's L1 (bmm_model_l1): every traced block's global loads in
+     the order its warps issue them, one entry per lane's load; the (warp,
+     interval) slots they belong to (most loads and most shared loads of one
+     lane); where each traced block's loads start */
+  std::vector<emu_l1_access> l1_seq;
+  std::vector<std::array<int, 2>> l1_slots;
+  std::vector<size_t> l1_block;
 } g_chk;
 
 extern bmm_emu_dim bmm_emu_thread_idx, bmm_emu_block_idx, bmm_emu_block_dim, bmm_emu_grid_dim;
@@ -245,9 +262,12 @@ EMU_NOTRACE static inline void emu_check_leave(void) { g_chk.active = 0; }
    instruction at that site; each instruction is costed by emu_mem.h */
 EMU_NOTRACE static inline void emu_check_block_end(int nthreads) {
   int w;
+  const int nw = nthreads / 32;
+  std::vector<std::map<uint32_t, std::vector<std::vector<uint64_t>>>> wseq((size_t)nw);
+  std::vector<std::map<uint32_t, std::vector<int>>> wshl((size_t)nw);
   if (!g_chk.tracing) return;
   g_chk.tracing = 0;
-  for (w = 0; w < nthreads / 32; ++w) {
+  for (w = 0; w < nw; ++w) {
     /* per barrier interval: the most global loads of one lane, the most of
        them that touch a sector no earlier load instruction of the warp
        touched (first touches: the loads that must wait for memory; the n-th
@@ -290,6 +310,46 @@ EMU_NOTRACE static inline void emu_check_block_end(int nthreads) {
       ++g_chk.load_burst[std::array<int, 3>{{most, most_new, most_sh}}];
     }
     ++g_chk.traced_warps;
+    wseq[(size_t)w].swap(seq), wshl[(size_t)w].swap(shl);
+  }
+  {
+    /* the model's L1 order: per barrier interval (a barrier orders them for
+       the whole block), the n-th load of every lane of warp 0, then of warp
+       1, ...: the warps round-robin, as the SM's schedulers interleave them
+       while their loads wait */
+    std::set<uint32_t> epochs;
+    int32_t step_id = g_chk.l1_seq.empty() ? 0 : g_chk.l1_seq.back().step + 1;
+    for (w = 0; w < nw; ++w)
+      for (auto &e : wseq[(size_t)w])
+        epochs.insert(e.first);
+    g_chk.l1_block.push_back(g_chk.l1_seq.size());
+    for (const uint32_t ep : epochs) {
+      std::vector<int> slot((size_t)nw, -1);
+      int most_all = 0, step, l;
+      for (w = 0; w < nw; ++w) {
+        auto it = wseq[(size_t)w].find(ep);
+        int most = 0, most_sh = 0;
+        if (it == wseq[(size_t)w].end()) continue;
+        for (l = 0; l < 32; ++l) {
+          if ((int)it->second[(size_t)l].size() > most) most = (int)it->second[(size_t)l].size();
+          if (wshl[(size_t)w][ep][(size_t)l] > most_sh) most_sh = wshl[(size_t)w][ep][(size_t)l];
+        }
+        slot[(size_t)w] = (int)g_chk.l1_slots.size();
+        g_chk.l1_slots.push_back(std::array<int, 2>{{most, most_sh}});
+        if (most > most_all) most_all = most;
+      }
+      for (step = 0; step < most_all; ++step)
+        for (w = 0; w < nw; ++w) {
+          if (slot[(size_t)w] < 0) continue;
+          const std::vector<std::vector<uint64_t>> &v = wseq[(size_t)w][ep];
+          for (l = 0; l < 32; ++l)
+            if (step < (int)v[(size_t)l].size()) {
+              const emu_l1_access a = {v[(size_t)l][(size_t)step], slot[(size_t)w], step_id, l};
+              g_chk.l1_seq.push_back(a);
+            }
+          ++step_id;
+        }
+    }
   }
   for (w = 0; w < nthreads / 32; ++w) {
     std::map<std::pair<uintptr_t, int>, std::vector<std::vector<emu_lane_access>>> inst;
@@ -390,6 +450,7 @@ static inline void emu_trace_reset(void) {
   g_chk.sites.clear(), g_chk.global_sectors.clear(), g_chk.traced_blocks = 0;
   g_chk.load_burst.clear(), g_chk.load_lines = g_chk.load_insts = g_chk.traced_warps = 0;
   g_chk.traced_barriers = 0;
+  g_chk.l1_seq.clear(), g_chk.l1_slots.clear(), g_chk.l1_block.clear();
 }
 
 /* per source line and access width (an unrolled loop has several call sites

@@ -91,6 +91,53 @@ static void st_fixture_rounds(void) {
   emu_trace_reset();
 }
 
+/* the model's L1 option (bmm_model_l1) on the naive fixture at K = 32, f32: every
+   A row and every B entry is one 128-byte line (128-byte aligned arrays), a
+   lane loads 64 values from two lines. With the block's whole L1 (one
+   resident block) a lane misses twice with line fills (the first load of
+   each line), 8 times with sector fills (4 sectors a line), and its loads'
+   lines are fetched once: 64 entries * 4 lines * 128 bytes. With 32 blocks
+   resident (4 lines each, against the 32 + 11 lines a warp walks at once)
+   the LRU loses every line before its next load: 64 misses, every load. */
+static double st_l1_warps(const bmm_model_traffic *t, int n, int miss) {
+  int i;
+  for (i = 0; i < t->nburst; ++i)
+    if (t->burst_n[i] == n && t->burst_new[i] == miss)
+      return t->burst_cnt[i] * (double)g_chk.traced_warps;
+  return 0;
+}
+static void st_model_l1(void) {
+  enum { BATCH = 64, K = 32 };
+  alignas(128) static float A[BATCH * 3 * K], B[BATCH * K], C[BATCH * 3];
+  const model_fx_args<float> args = {A, B, C, BATCH, K};
+  bmm_model_traffic t;
+  g_chk.regions.clear();
+  emu_trace_reset(), g_chk.trace_blocks = 1, g_emu_error[0] = 0, g_chk.error[0] = 0;
+  bmm_emu_launch(model_fx_naive<float>, 1, 256, 0, 0, args);
+  memset(&t, 0, sizeof t);
+  t.nres = 1, t.distinct = (double)emu_trace_sum().g_unique_sectors * 32;
+  bmm_model_l1(&bmm_model_sm90, 128, &t);
+  st_expect("L1 line fills: 6 warps, 64 loads a lane, 2 misses", (int64_t)st_l1_warps(&t, 64, 2),
+            6);
+  st_expect("L1 line fills: bytes fetched", (int64_t)t.l1_fill, BATCH * 4 * 128);
+  st_expect("L1 line fills: nothing fetched twice", (int64_t)(t.l1_fill - t.l1_first), 0);
+  st_expect("L1 line fills: stores, C's bytes", (int64_t)t.st_bytes, BATCH * 3 * 4);
+  memset(&t, 0, sizeof t);
+  t.nres = 1;
+  bmm_model_l1(&bmm_model_sm90, 32, &t);
+  st_expect("L1 sector fills: 6 warps, 8 misses a lane", (int64_t)st_l1_warps(&t, 64, 8), 6);
+  memset(&t, 0, sizeof t);
+  t.nres = 32;
+  bmm_model_l1(&bmm_model_sm90, 128, &t);
+  st_expect("L1 of 4 lines: every load misses", (int64_t)st_l1_warps(&t, 64, 64), 6);
+  if (bmmx_runner.verbose || g_st_fail)
+    for (int i = 0; i < t.nburst; ++i)
+      printf("  L1 4 lines traced: %.2f warps with (%d loads, %d misses)\n",
+             t.burst_cnt[i] * (double)g_chk.traced_warps, t.burst_n[i], t.burst_new[i]);
+  g_chk.trace_blocks = 0;
+  emu_trace_reset();
+}
+
 /* bmm_model_curve on made-up traffic whose answer is known: one term alone
    gives its own time; two equal terms added (p = 1) take twice as long */
 static void st_model_curve(void) {
@@ -307,6 +354,7 @@ static int selftest_main(void) {
   st_occupancy();
   st_model_curve();
   st_fixture_rounds();
+  st_model_l1();
   st_fixture("off-by-one shared index", st_launch_offby1, 64 * 4, "past the 256 bytes launched");
   st_fixture("shared store then neighbour's load, no barrier", st_launch_race, 64 * 4,
              "shared-memory race");

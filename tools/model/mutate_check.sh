@@ -5,8 +5,11 @@
 #   offby1     STAGED's scalar staging writes one shared element further
 #   race       STAGED computes without the barrier after staging
 #   misalign   STAGED's vector loads start without the scalar head
+# And one in a patched copy of tools/model/bmm_model.h, caught by the
+# self-test (emu_check --self-test):
+#   l1off      the model's simulated L1 (BMM_MODEL_L1) holds nothing (every load misses)
 # Usage: sh tools/model/mutate_check.sh [filter]   (EMU_ONLY filter, default
-# "cuda_staged f32"). Not part of ninja test: three clang builds, minutes.
+# "cuda_staged f32"). Not part of ninja test: four clang builds, minutes.
 set -u
 filter=${1:-cuda_staged f32}
 dir=build/cuda_emu/mut
@@ -38,4 +41,21 @@ for m in offby1 race misalign; do
   echo "$m: $n of $all failed cases name '$want' ($(grep 'passed, ' $dir/$m/log))"
   [ "$n" -gt 0 ] || status=1
 done
+m=l1off
+mkdir -p $dir/$m/tools/model
+sed -E 's|was\[x - i\] = it != res.end\(\) && \(it->second.second & bit\) == bit;|was[x - i] = 0 * (it != res.end());|' \
+  tools/model/bmm_model.h > $dir/$m/tools/model/bmm_model.h
+if cmp -s tools/model/bmm_model.h $dir/$m/tools/model/bmm_model.h; then
+  echo "$m: pattern not found in tools/model/bmm_model.h: mutation not applied"
+  status=1
+else
+  clang++ -std=c++17 -O1 -g -fno-unroll-loops -fno-vectorize -fno-slp-vectorize \
+    -fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores -DBMM_EMU_CHECK \
+    -Wno-unknown-pragmas -I$dir/$m -I. -Itests/cuda_emu -I/usr/local/cuda/include \
+    tests/cuda_emu/emu_test.cpp -o $dir/$m/emu_check -lm -ldl || status=1
+  $dir/$m/emu_check --self-test > $dir/$m/log 2>&1
+  n=$(grep -c "^FAIL self-test L1" $dir/$m/log)
+  echo "$m: $n self-test checks of the L1 fail ($(grep 'self-test: ' $dir/$m/log))"
+  [ "$n" -gt 0 ] || status=1
+fi
 exit $status

@@ -66,8 +66,9 @@ static int bmmt_model_driver(bmmt_driver *d, int arch, int table_arch) {
   g_emu_sms = arch == 80 ? emu_arch_sm80.sms : emu_arch_sm90.sms;
   d->backend = BMM_BACKEND_CUDA;
   d->arch = table_arch;
-  snprintf(d->device, sizeof d->device, "model v%d of an %s (sm_%d part), predicted, not measured",
-           BMM_MODEL_VERSION, arch == 80 ? "A100" : "H100 SXM", arch);
+  snprintf(d->device, sizeof d->device,
+           "model v%d%s of an %s (sm_%d part), predicted, not measured", BMM_MODEL_VERSION,
+           bmm_model_form(), arch == 80 ? "A100" : "H100 SXM", arch);
   /* buffers only give the plans addresses: never read, never written */
   d->alloc = bmmt__model_alloc, d->release = bmmt__cpu_release;
   d->upload = bmmt__cpu_copy, d->download = bmmt__cpu_copy, d->poison = bmmt__cpu_poison;
