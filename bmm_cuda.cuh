@@ -1015,7 +1015,8 @@ __global__ void bmm__cuda_batch_entry8(const __grid_constant__ bmm__cuda_args ar
    not grow with k, so k needs no bound and no instantiation. Loads and
    stores are the widest the address allows (16, then 8 bytes, else element
    by element: a misaligned pointer or a k that leaves rows off 16-byte
-   boundaries only narrows them). */
+   boundaries only narrows them). Not in any default table: not measured on
+   a GPU yet (PREDICTED figures: bench/notes/cuda_fixed.md). */
 
 /* dst[0..cnt) = src[0..cnt), the rest zero. cnt <= W. */
 template <typename T, int W>
