@@ -51,7 +51,8 @@
      cuda_tiled        tile: 32 or 64 [64 when m, n >= 64] (256 threads)
      cuda_batch_inner  threads [256]
      cuda_batch_entry  threads [256] (a 4x4 or 8x8 register array: the pick's)
-     cuda_fixed        threads [256] (a 4x1 or 4x4 register array: the pick's)
+     cuda_fixed        threads [256], capped at 256 (a 4x1 or 4x4 register
+                       array: the pick's)
      cuda_cublas       none (a bias costs a second launch)
    bmm_explain(p, BMM_BACKEND_CUDA, ...) prints what bmm__cuda_pick decided:
    the kernel (e.g. kernel=bmm__cuda_staged<float>), grid, block, shared
@@ -1175,6 +1176,12 @@ static __device__ __forceinline__ void bmm__cuda_fixed_body(const bmm__cuda_args
    matrix-vector shape (its B chunk is one contiguous load and 4 sums, not
    16); 4 x 4 takes the rest of the claim (BMM_CUDA_STRATEGIES: m, n <= 4). */
 #define BMM__CUDA_FIXED_SIZES(X, A) X(A, 4, 1) X(A, 4, 4)
+/* Threads per block at most: the 4 x 4 c128 kernel takes 136 registers
+   (ptxas, sm_90), so 512 threads would ask for more than a block's 65536;
+   256 x 255 fits whatever ptxas allocates. The pick caps the rule's value
+   (a __launch_bounds__(256) does the same but made ptxas squeeze that
+   kernel to 128 registers and spill 88 bytes). */
+#define BMM__CUDA_FIXED_MAX_THREADS 256
 #define BMM__CUDA_FIXED_KERNEL(A, MM, NN)                                                   \
   template <typename T>                                                                     \
   __global__ void bmm__cuda_fixed##MM##x##NN(const __grid_constant__ bmm__cuda_args args) { \
@@ -1388,12 +1395,15 @@ static bmm_status bmm__cuda_shape_cuda_fixed(const bmm_plan *pl, const bmm__cuda
   if (L->variant == BMM__CUDA_V_NONE)
     return bmm__fail(BMM_UNSUPPORTED, "cuda_fixed: no kernel of its size list holds m=%lld n=%lld",
                      (long long)pl->m, (long long)pl->n);
-  L->block = bmm__cuda_threads(pl, 256);
+  L->block = bmm__cuda_threads(pl, BMM__CUDA_FIXED_MAX_THREADS);
+  if (L->block > BMM__CUDA_FIXED_MAX_THREADS) L->block = BMM__CUDA_FIXED_MAX_THREADS;
   L->grid = bmm__cuda_blocks(pl->batch, L->block, L->block, d);
   BMM__CUDA_WHY(L,
                 "a thread per batch entry, sums in a %dx%d register array (the first of the "
                 "size list holding m x n); block: %s",
-                L->fixed_m, L->fixed_n, pl->rule.threads ? "from the rule" : "256");
+                L->fixed_m, L->fixed_n,
+                pl->rule.threads ? "from the rule, at most 256 (136 registers x 512 > 65536)"
+                                 : "256");
   return BMM_OK;
 }
 

@@ -474,7 +474,8 @@ static void run_tunables(void) {
       {BMM_CUDA_STAGED, 128, 7, 0, 16, 0, 3},    {BMM_CUDA_STAGED, 1024, 1, 0, 0, 0, 0},
       {BMM_CUDA_TILED, 0, 0, 0, 0, 64, 0},       {BMM_CUDA_TILED, 0, 0, 0, 0, 32, 0},
       {BMM_CUDA_LOOP, 32, 0, 0, 0, 0, 0},        {BMM_CUDA_BATCH_INNER, 64, 0, 0, 0, 0, 0},
-      {BMM_CUDA_BATCH_ENTRY, 64, 0, 0, 0, 0, 0}, {BMM_CUDA_FIXED, 32, 0, 0, 0, 0, 0}};
+      {BMM_CUDA_BATCH_ENTRY, 64, 0, 0, 0, 0, 0}, {BMM_CUDA_FIXED, 32, 0, 0, 0, 0, 0},
+      {BMM_CUDA_FIXED, 1024, 0, 0, 0, 0, 0}};
   static const shape ts[] = {{37, 3, 1, 25}, {11, 4, 5, 32}, {5, 32, 32, 40}, {4, 1, 1, 1}};
   static const int lays[] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS, BMMX_BATCH_INNER};
   size_t t, s, l;
