@@ -208,7 +208,9 @@ typedef struct bmm_c128 {
   X(CUDA_BATCH_ENTRY, cuda_batch_entry, BMM_L_BATCH_INNER, 8, 8, 0, BMM_CLAIM_CONJ,              \
     "a thread per batch entry, its m x n sums in registers")                                     \
   X(CUDA_CUBLAS, cuda_cublas, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 0, 0, 0, 0,                       \
-    "cublasGemmStridedBatchedEx (needs BMM_WITH_CUBLAS)")
+    "cublasGemmStridedBatchedEx (needs BMM_WITH_CUBLAS)")                                        \
+  X(CUDA_FIXED, cuda_fixed, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 4, 4, 0, BMM_CLAIM_CONJ,            \
+    "a thread per batch entry, compile-time m x n bound, all in registers")
 
 /* X(ENUM, message) */
 #define BMM_STATUSES(X)                                               \

@@ -25,7 +25,7 @@
 
    One entry per strategy forces it: bmm_cuda_loop(p, stream),
    bmm_cuda_warp, bmm_cuda_staged, bmm_cuda_tiled, bmm_cuda_batch_inner,
-   bmm_cuda_batch_entry, bmm_cuda_cublas.
+   bmm_cuda_batch_entry, bmm_cuda_cublas, bmm_cuda_fixed.
 
    Configuration macros (define before the implementation include):
      BMM_CUDA_TABLE_SM90, BMM_CUDA_TABLE_SM80, BMM_CUDA_TABLE_GENERIC
@@ -51,6 +51,8 @@
      cuda_tiled        tile: 32 or 64 [64 when m, n >= 64] (256 threads)
      cuda_batch_inner  threads [256]
      cuda_batch_entry  threads [256] (a 4x4 or 8x8 register array: the pick's)
+     cuda_fixed        threads [256], capped at 256 (a 4x1 or 4x4 register
+                       array: the pick's)
      cuda_cublas       none (a bias costs a second launch)
    bmm_explain(p, BMM_BACKEND_CUDA, ...) prints what bmm__cuda_pick decided:
    the kernel (e.g. kernel=bmm__cuda_staged<float>), grid, block, shared
@@ -1002,6 +1004,192 @@ __global__ void bmm__cuda_batch_entry8(const __grid_constant__ bmm__cuda_args ar
   bmm__cuda_batch_entry_body<T, 8, 8>(args);
 }
 
+/* FIXED: a thread per batch entry of a packed row-major (or shared-B)
+   problem, every m x n sum of the entry in registers: no shared memory and
+   no barrier, so nothing waits on a block (STAGED's cost on tiny entries),
+   and no C element re-reads its A row and B column (LOOP's). MM x NN (>= m
+   x n) are template constants from BMM__CUDA_FIXED_SIZES, so the sums and
+   the loads unroll into registers; m, n themselves stay runtime values
+   (zero-padded rows and columns are summed and never stored), which keeps
+   the instantiations to one per size-list row and dtype. K is a runtime
+   loop over 16-byte chunks of each A row: the registers a thread holds do
+   not grow with k, so k needs no bound and no instantiation. Loads and
+   stores are the widest the address allows (16, then 8 bytes, else element
+   by element: a misaligned pointer or a k that leaves rows off 16-byte
+   boundaries only narrows them). Not in any default table: not measured on
+   a GPU yet (PREDICTED figures: bench/notes/cuda_fixed.md). */
+
+/* dst[0..cnt) = src[0..cnt), the rest zero. cnt <= W. */
+template <typename T, int W>
+static __device__ __forceinline__ void bmm__cuda_fixed_ld(T (&dst)[W], const T *src, int cnt) {
+  enum { BYTES = W * (int)sizeof(T) };
+  const int have = cnt * (int)sizeof(T);
+  int e;
+  memset(dst, 0, sizeof dst);
+  if (BYTES >= 16 && have % 16 == 0 && (uintptr_t)src % 16 == 0) {
+#pragma unroll
+    for (e = 0; e < BYTES / 16; ++e)
+      if (16 * e < have) {
+        const uint4 u = __ldg((const uint4 *)src + e);
+        memcpy((char *)dst + 16 * e, &u, 16);
+      }
+  } else if (BYTES >= 8 && have % 8 == 0 && (uintptr_t)src % 8 == 0) {
+#pragma unroll
+    for (e = 0; e < BYTES / 8; ++e)
+      if (8 * e < have) {
+        const uint2 u = __ldg((const uint2 *)src + e);
+        memcpy((char *)dst + 8 * e, &u, 8);
+      }
+  } else {
+#pragma unroll
+    for (e = 0; e < W; ++e)
+      if (e < cnt) dst[e] = src[e];
+  }
+}
+
+/* dst[0..cnt) = src[0..cnt), the same widths as the load ((void *): the
+   emulator's vector types are classes, which memcpy may not write to) */
+template <typename T, int W>
+static __device__ __forceinline__ void bmm__cuda_fixed_st(T *dst, const T (&src)[W], int cnt) {
+  enum { BYTES = W * (int)sizeof(T) };
+  const int have = cnt * (int)sizeof(T);
+  int e;
+  if (BYTES >= 16 && have % 16 == 0 && (uintptr_t)dst % 16 == 0) {
+#pragma unroll
+    for (e = 0; e < BYTES / 16; ++e)
+      if (16 * e < have) {
+        uint4 u;
+        memcpy((void *)&u, (const char *)src + 16 * e, 16);
+        ((uint4 *)dst)[e] = u;
+      }
+  } else if (BYTES >= 8 && have % 8 == 0 && (uintptr_t)dst % 8 == 0) {
+#pragma unroll
+    for (e = 0; e < BYTES / 8; ++e)
+      if (8 * e < have) {
+        uint2 u;
+        memcpy((void *)&u, (const char *)src + 8 * e, 8);
+        ((uint2 *)dst)[e] = u;
+      }
+  } else {
+#pragma unroll
+    for (e = 0; e < W; ++e)
+      if (e < cnt) dst[e] = src[e];
+  }
+}
+
+template <typename T, int MM, int NN>
+static __device__ __forceinline__ void bmm__cuda_fixed_body(const bmm__cuda_args &args) {
+  typedef bmm__cuda_num<T> N;
+  typedef typename N::acc S;
+  enum { KC = 16 / (int)sizeof(T) }; /* elements of an A row per chunk: one 16-byte load */
+  const bmm_plan *pl = &args.pl;
+  const int ca = pl->a.conj, cb = pl->b.conj, m = (int)pl->m, n = (int)pl->n;
+  const int64_t k = pl->k, nb = pl->batch;
+  const T *A = (const T *)pl->a.ptr, *B = (const T *)pl->b.ptr;
+  T *C = (T *)pl->c.ptr;
+  T bias[NN];
+  int64_t b;
+  /* one bias row for every entry: read once per thread */
+  if (pl->bias)
+    bmm__cuda_fixed_ld<T, NN>(bias, (const T *)pl->bias, n);
+  else
+    memset(bias, 0, sizeof bias);
+  for (b = BMM__CUDA_TID(); b < nb; b += BMM__CUDA_NTHREADS()) {
+    int64_t oa, ob, oc, l0;
+    S acc[MM][NN];
+    int i, j, t;
+#pragma unroll
+    for (i = 0; i < MM; ++i)
+#pragma unroll
+      for (j = 0; j < NN; ++j)
+        acc[i][j] = N::zero();
+    bmm__cuda_offsets(pl, b, &oa, &ob, &oc);
+    for (l0 = 0; pl->use_ab && l0 < k; l0 += KC) {
+      const int cnt = k - l0 < KC ? (int)(k - l0) : KC;
+      T a[MM][KC], bv[KC][NN];
+      S av[MM][KC], bw[KC][NN];
+#pragma unroll
+      for (i = 0; i < MM; ++i)
+        if (i < m)
+          bmm__cuda_fixed_ld<T, KC>(a[i], A + oa + i * k + l0, cnt);
+        else
+          memset(a[i], 0, sizeof a[i]);
+      if (NN == 1) {
+        /* one column: the chunk's B is cnt contiguous elements, one load */
+        T col[KC];
+        bmm__cuda_fixed_ld<T, KC>(col, B + ob + l0, cnt);
+#pragma unroll
+        for (t = 0; t < KC; ++t)
+          bv[t][0] = col[t];
+      } else {
+#pragma unroll
+        for (t = 0; t < KC; ++t)
+          if (t < cnt)
+            bmm__cuda_fixed_ld<T, NN>(bv[t], B + ob + (l0 + t) * n, n);
+          else
+            memset(bv[t], 0, sizeof bv[t]);
+      }
+#pragma unroll
+      for (t = 0; t < KC; ++t) {
+#pragma unroll
+        for (i = 0; i < MM; ++i)
+          av[i][t] = N::ld(&a[i][t], ca);
+#pragma unroll
+        for (j = 0; j < NN; ++j)
+          bw[t][j] = N::ld(&bv[t][j], cb);
+      }
+      /* past cnt the chunk holds zeros: skipped, not added, so a sum keeps
+         the sign of its zero as the other kernels do */
+#pragma unroll
+      for (t = 0; t < KC; ++t)
+        if (t < cnt)
+#pragma unroll
+          for (i = 0; i < MM; ++i)
+#pragma unroll
+            for (j = 0; j < NN; ++j)
+              N::mad(acc[i][j], av[i][t], bw[t][j]);
+    }
+    /* bmm__cuda_epilogue's arithmetic, a row at a time so C moves in
+       vectors: alpha, then beta * C (read only when beta != 0), then bias */
+#pragma unroll
+    for (i = 0; i < MM; ++i)
+      if (i < m) {
+        T *cp = C + oc + (int64_t)i * n, cin[NN], out[NN];
+        if (pl->read_c)
+          bmm__cuda_fixed_ld<T, NN>(cin, cp, n);
+        else
+          memset(cin, 0, sizeof cin);
+#pragma unroll
+        for (j = 0; j < NN; ++j) {
+          S v = N::scale(pl->alpha, pl->alpha_im, acc[i][j]);
+          if (pl->read_c) v = N::add(v, N::scale(pl->beta, pl->beta_im, N::ld(&cin[j], 0)));
+          if (pl->bias) v = N::add(v, N::ld(&bias[j], 0));
+          N::st(&out[j], v);
+        }
+        bmm__cuda_fixed_st<T, NN>(cp, out, n);
+      }
+  }
+}
+
+/* The size list: X(MM, NN), one kernel bmm__cuda_fixed<MM>x<NN> each; the
+   pick takes the first row that holds m x n. 4 x 1 is the seed's
+   matrix-vector shape (its B chunk is one contiguous load and 4 sums, not
+   16); 4 x 4 takes the rest of the claim (BMM_CUDA_STRATEGIES: m, n <= 4). */
+#define BMM__CUDA_FIXED_SIZES(X, A) X(A, 4, 1) X(A, 4, 4)
+/* Threads per block at most: the 4 x 4 c128 kernel takes 136 registers
+   (ptxas, sm_90), so 512 threads would ask for more than a block's 65536;
+   256 x 255 fits whatever ptxas allocates. The pick caps the rule's value
+   (a __launch_bounds__(256) does the same but made ptxas squeeze that
+   kernel to 128 registers and spill 88 bytes). */
+#define BMM__CUDA_FIXED_MAX_THREADS 256
+#define BMM__CUDA_FIXED_KERNEL(A, MM, NN)                                                   \
+  template <typename T>                                                                     \
+  __global__ void bmm__cuda_fixed##MM##x##NN(const __grid_constant__ bmm__cuda_args args) { \
+    bmm__cuda_fixed_body<T, MM, NN>(args);                                                  \
+  }
+BMM__CUDA_FIXED_SIZES(BMM__CUDA_FIXED_KERNEL, )
+#undef BMM__CUDA_FIXED_KERNEL
+
 /* cuBLAS has no bias: added by a second launch after the GEMM (documented in
    explain). Packed C, as CUDA_CUBLAS claims rowmajor/shared_b only. */
 template <typename T>
@@ -1024,6 +1212,9 @@ __global__ void bmm__cuda_add_bias(const __grid_constant__ bmm__cuda_args args) 
 
 /* Kernel variants, the unit a launch picks: X(variant, strategy ENUM,
    kernel template, what it is). The launch switch is generated from it. */
+#define BMM__CUDA_FIXED_VARIANT(X, MM, NN)                    \
+  X(fixed##MM##x##NN, CUDA_FIXED, bmm__cuda_fixed##MM##x##NN, \
+    "a thread per entry, m x n in registers")
 #define BMM__CUDA_VARIANTS(X)                                                                 \
   X(loop, CUDA_LOOP, bmm__cuda_loop, "a thread per output")                                   \
   X(warp, CUDA_WARP, bmm__cuda_warp, "a sub-warp per output, K split over its lanes")         \
@@ -1034,7 +1225,8 @@ __global__ void bmm__cuda_add_bias(const __grid_constant__ bmm__cuda_args args) 
   X(batch_inner, CUDA_BATCH_INNER, bmm__cuda_batch_inner, "a thread per output, b fastest")   \
   X(batch_entry4, CUDA_BATCH_ENTRY, bmm__cuda_batch_entry4, "a thread per entry, m, n <= 4")  \
   X(batch_entry8, CUDA_BATCH_ENTRY, bmm__cuda_batch_entry8, "a thread per entry, m, n <= 8")  \
-  X(add_bias, CUDA_CUBLAS, bmm__cuda_add_bias, "the bias row added after cuBLAS")
+  X(add_bias, CUDA_CUBLAS, bmm__cuda_add_bias, "the bias row added after cuBLAS")             \
+  BMM__CUDA_FIXED_SIZES(BMM__CUDA_FIXED_VARIANT, X)
 
 typedef enum bmm__cuda_variant {
   BMM__CUDA_V_NONE = 0, /* no kernel: empty problem, or cuBLAS alone */
@@ -1120,10 +1312,11 @@ typedef struct bmm__cuda_launch {
   int gemm; /* cuda_cublas: cublasGemmStridedBatchedEx before the kernel */
   int64_t grid;
   int block;
-  size_t smem;        /* dynamic shared memory of the launch */
-  size_t smem_static; /* declared in the kernel (TILED), for explain */
-  int tile;           /* TILED: tile edge; BATCH_ENTRY: edge of the register array of sums */
-  char why[192];      /* the reasons for the launch shape */
+  size_t smem;          /* dynamic shared memory of the launch */
+  size_t smem_static;   /* declared in the kernel (TILED), for explain */
+  int tile;             /* TILED: tile edge; BATCH_ENTRY: edge of the register array of sums */
+  int fixed_m, fixed_n; /* FIXED: the kernel's register array of sums (MM x NN) */
+  char why[192];        /* the reasons for the launch shape */
 } bmm__cuda_launch;
 
 static int bmm__cuda_pow2_at_least(int64_t v, int lo, int hi) {
@@ -1187,6 +1380,30 @@ static bmm_status bmm__cuda_shape_cuda_batch_entry(const bmm_plan *pl, const bmm
                 "a thread per batch entry, sums in a %dx%d register array (the smallest "
                 "holding m x n); block: %s",
                 L->tile, L->tile, pl->rule.threads ? "from the rule" : "256");
+  return BMM_OK;
+}
+
+/* FIXED: the first size-list kernel whose MM x NN holds m x n (the claim,
+   m, n <= 4, guarantees one); a thread per batch entry */
+static bmm_status bmm__cuda_shape_cuda_fixed(const bmm_plan *pl, const bmm__cuda_device *d,
+                                             bmm__cuda_launch *L) {
+#define BMM__CUDA_FIXED_PICK(A, MM, NN)                             \
+  if (L->variant == BMM__CUDA_V_NONE && pl->m <= MM && pl->n <= NN) \
+    L->variant = BMM__CUDA_V_fixed##MM##x##NN, L->fixed_m = MM, L->fixed_n = NN;
+  BMM__CUDA_FIXED_SIZES(BMM__CUDA_FIXED_PICK, )
+#undef BMM__CUDA_FIXED_PICK
+  if (L->variant == BMM__CUDA_V_NONE)
+    return bmm__fail(BMM_UNSUPPORTED, "cuda_fixed: no kernel of its size list holds m=%lld n=%lld",
+                     (long long)pl->m, (long long)pl->n);
+  L->block = bmm__cuda_threads(pl, BMM__CUDA_FIXED_MAX_THREADS);
+  if (L->block > BMM__CUDA_FIXED_MAX_THREADS) L->block = BMM__CUDA_FIXED_MAX_THREADS;
+  L->grid = bmm__cuda_blocks(pl->batch, L->block, L->block, d);
+  BMM__CUDA_WHY(L,
+                "a thread per batch entry, sums in a %dx%d register array (the first of the "
+                "size list holding m x n); block: %s",
+                L->fixed_m, L->fixed_n,
+                pl->rule.threads ? "from the rule, at most 256 (136 registers x 512 > 65536)"
+                                 : "256");
   return BMM_OK;
 }
 
@@ -1643,6 +1860,11 @@ static bmm_status bmm__cuda_explain(const bmm_problem *p, char *buf, size_t len)
   case BMM__CUDA_V_batch_entry4:
   case BMM__CUDA_V_batch_entry8:
     used += (size_t)snprintf(buf + used, len - used, " sums=%dx%d", L.tile, L.tile);
+    break;
+#define BMM__CUDA_FIXED_CASE(A, MM, NN) case BMM__CUDA_V_fixed##MM##x##NN:
+    BMM__CUDA_FIXED_SIZES(BMM__CUDA_FIXED_CASE, )
+#undef BMM__CUDA_FIXED_CASE
+    used += (size_t)snprintf(buf + used, len - used, " sums=%dx%d", L.fixed_m, L.fixed_n);
     break;
   default: break;
   }

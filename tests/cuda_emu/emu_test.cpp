@@ -436,12 +436,13 @@ typedef struct shape {
    borders, STAGED's largest claim (32 x 32 x 128), partial 64-tiles (65 x 70),
    batches that loop the grid (one emulated multiprocessor: 300 x 8 x 8 x 16
    gives STAGED 150 groups on 64 blocks, so its between-group barrier is
-   tested). --full adds larger and more irregular shapes. */
+   tested), 4 x 4 and 2 x 3 with k off the 16-byte chunks (FIXED's m, n <= 4 kernel with
+   full, 8-byte and element-wise rows). --full adds larger and more irregular shapes. */
 static const shape g_shapes[] = {
     {7, 3, 1, 5},    {5, 1, 1, 1},    {3, 1, 7, 9},    {4, 7, 1, 13},    {3, 5, 6, 0},
     {0, 3, 3, 3},    {3, 0, 4, 4},    {9, 3, 1, 32},   {9, 3, 1, 40},    {6, 3, 1, 31},
     {2, 33, 35, 37}, {1, 65, 70, 20}, {2, 1, 64, 200}, {2, 32, 32, 128}, {37, 3, 2, 25},
-    {300, 3, 1, 25}, {300, 8, 8, 16}};
+    {300, 3, 1, 25}, {300, 8, 8, 16}, {13, 4, 4, 6},   {5, 2, 3, 9}};
 static const shape g_shapes_full[] = {{1, 65, 70, 64},  {6, 4, 4, 4},     {5, 2, 3, 1},
                                       {4, 1, 1, 77},    {1, 9, 10, 11},   {2, 32, 32, 129},
                                       {3, 31, 17, 128}, {1000, 2, 2, 11}, {1, 1, 1, 1000}};
@@ -467,13 +468,14 @@ static void run_shape(const shape *sh, int si, int di, int layout, int full) {
    tile, pad): the paths the default configuration never takes. */
 static void run_tunables(void) {
   static const int tun[][7] = {
-      {BMM_CUDA_WARP, 0, 0, 2, 0, 0, 0},        {BMM_CUDA_WARP, 64, 0, 8, 0, 0, 0},
-      {BMM_CUDA_WARP, 96, 0, 32, 0, 0, 0},      {BMM_CUDA_STAGED, 32, 1, 0, 4, 0, 0},
-      {BMM_CUDA_STAGED, 96, 3, 0, 8, 0, 1},     {BMM_CUDA_STAGED, 1024, 200, 0, 16, 0, 2},
-      {BMM_CUDA_STAGED, 128, 7, 0, 16, 0, 3},   {BMM_CUDA_STAGED, 1024, 1, 0, 0, 0, 0},
-      {BMM_CUDA_TILED, 0, 0, 0, 0, 64, 0},      {BMM_CUDA_TILED, 0, 0, 0, 0, 32, 0},
-      {BMM_CUDA_LOOP, 32, 0, 0, 0, 0, 0},       {BMM_CUDA_BATCH_INNER, 64, 0, 0, 0, 0, 0},
-      {BMM_CUDA_BATCH_ENTRY, 64, 0, 0, 0, 0, 0}};
+      {BMM_CUDA_WARP, 0, 0, 2, 0, 0, 0},         {BMM_CUDA_WARP, 64, 0, 8, 0, 0, 0},
+      {BMM_CUDA_WARP, 96, 0, 32, 0, 0, 0},       {BMM_CUDA_STAGED, 32, 1, 0, 4, 0, 0},
+      {BMM_CUDA_STAGED, 96, 3, 0, 8, 0, 1},      {BMM_CUDA_STAGED, 1024, 200, 0, 16, 0, 2},
+      {BMM_CUDA_STAGED, 128, 7, 0, 16, 0, 3},    {BMM_CUDA_STAGED, 1024, 1, 0, 0, 0, 0},
+      {BMM_CUDA_TILED, 0, 0, 0, 0, 64, 0},       {BMM_CUDA_TILED, 0, 0, 0, 0, 32, 0},
+      {BMM_CUDA_LOOP, 32, 0, 0, 0, 0, 0},        {BMM_CUDA_BATCH_INNER, 64, 0, 0, 0, 0, 0},
+      {BMM_CUDA_BATCH_ENTRY, 64, 0, 0, 0, 0, 0}, {BMM_CUDA_FIXED, 32, 0, 0, 0, 0, 0},
+      {BMM_CUDA_FIXED, 1024, 0, 0, 0, 0, 0}};
   static const shape ts[] = {{37, 3, 1, 25}, {11, 4, 5, 32}, {5, 32, 32, 40}, {4, 1, 1, 1}};
   static const int lays[] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS, BMMX_BATCH_INNER};
   size_t t, s, l;
@@ -494,6 +496,28 @@ static void run_tunables(void) {
             c.dtype = g_dtypes[di], c.batch = ts[s].batch, c.m = ts[s].m, c.n = ts[s].n;
             c.k = ts[s].k, c.layout = lays[l];
             run(&c, 1.5, off ? 0.0 : -0.5, off, 0, off, r);
+          }
+}
+
+/* The strategies with a thread per batch entry (BATCH_ENTRY, FIXED) get a
+   grid of at most 8192 threads on the emulated one-multiprocessor device
+   (bmm__cuda_blocks: 4 waves of 2048), which no default shape's batch
+   reaches: 8200 entries make their grid-stride loop turn. */
+static void run_grid_stride(void) {
+  static const bmm_strategy per_entry[] = {BMM_CUDA_BATCH_ENTRY, BMM_CUDA_FIXED};
+  static const int lays[] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS, BMMX_BATCH_INNER};
+  size_t p, l;
+  int si, di, off;
+  for (p = 0; p < sizeof per_entry / sizeof per_entry[0]; ++p)
+    for (si = 0; si < NSTRAT; ++si)
+      for (di = 0; g_strategies[si] == per_entry[p] && di < NDT; ++di)
+        for (l = 0; l < sizeof lays / sizeof lays[0]; ++l)
+          for (off = 0; off < 2; ++off) {
+            bmmx_case c;
+            memset(&c, 0, sizeof c);
+            c.dtype = g_dtypes[di], c.batch = 8200, c.m = 2, c.n = 3, c.k = 5;
+            c.layout = lays[l];
+            run(&c, 0.75, -1.25, 1, si, off, NULL);
           }
 }
 
@@ -610,6 +634,8 @@ static void check_explain(void) {
       {BMM_F32, 9, 9, 2, 7, BMMX_BATCH_INNER, BMM_STRATEGY_AUTO, "bmm__cuda_batch_inner<float>"},
       {BMM_F64, 9, 3, 2, 7, BMMX_PADDED, BMM_CUDA_WARP, "bmm__cuda_warp<double>"},
       {BMM_F32, 300, 8, 8, 16, BMMX_ROWMAJOR, BMM_CUDA_STAGED, "bmm__cuda_staged<float>"},
+      {BMM_F32, 300, 4, 4, 4, BMMX_ROWMAJOR, BMM_CUDA_FIXED, "bmm__cuda_fixed4x4<float>"},
+      {BMM_F64, 7, 3, 1, 25, BMMX_SHARED_B_BIAS, BMM_CUDA_FIXED, "bmm__cuda_fixed4x1<double>"},
   };
   char names[2][64];
   size_t e;
@@ -811,6 +837,7 @@ int main(int argc, char **argv) {
   }
   if (only) return bmmx_summary(); /* one strategy's rows: a quick look while working */
   run_tunables();
+  run_grid_stride();
   run_uncompiled_rule();
   check_auto_plans();
   check_explain();
