@@ -625,7 +625,13 @@ BMM__INLINE void bmm__cpu_pf_entry(bmm__cpu_pf *pf) {
 #if BMM__CPU_VREGS >= 32
 #define BMM__BLK_MR 8
 #define BMM__BLK_TILE_ROWS(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8)
+/* and R x 4-vector tiles: 4 R sums + 4 of B + 1 of A */
+#define BMM__BLK_MR4 4
+#define BMM__BLK_TILE4_ROWS(X) X(1) X(2) X(3) X(4)
+#define BMM__BLK_NV4 BMM__CPU_VEXT
+#define BMM__BLK_NV4_BYTES (32 * 1024)
 #else
+#define BMM__BLK_NV4 0
 #define BMM__BLK_MR 6
 #define BMM__BLK_TILE_ROWS(X) X(1) X(2) X(3) X(4) X(5) X(6)
 #endif
@@ -638,7 +644,8 @@ BMM__INLINE void bmm__cpu_pf_entry(bmm__cpu_pf *pf) {
 /* rows of C per work unit at most when B is packed and k > KC: the unit
    holds their sums over k, MH x NC elements of scratch (a multiple of MR) */
 #define BMM__BLK_MH 480
-/* a packed call with fewer (entry, column block) units splits its rows too */
+/* a packed call with fewer (entry, column block) units splits its rows too,
+   where it runs on more than one thread */
 #define BMM__BLK_FEW_UNITS 16
 /* Work units of a call: one per batch entry, NC-column block of C (B packed:
    the jc loop) and row block, so a small batch of big products still spreads
@@ -646,22 +653,25 @@ BMM__INLINE void bmm__cpu_pf_entry(bmm__cpu_pf *pf) {
    whole entries). Row blocks are MB rows when B is read in place; a packed
    unit packs its own B blocks, so there rows are split only as far as needed
    for BMM__BLK_FEW_UNITS units, never below MB (re-packing then costs ~1/MB
-   of the multiply-adds), and with k > KC to at most MH rows (the unit holds
-   their sums). The split never changes a result's bits: every
-   element is the same tile sum whatever unit has it. */
+   of the multiply-adds), and not at all on one thread (`threads`: the most
+   the call may use; each row block packed B again: 256^3 f64 in cache ran
+   1.3x LIBXSMM's time), and with k > KC to at most MH rows (the unit holds
+   their sums). bmm__cpu_pick decides the rows (bmm__cpu_choice.rows), the
+   kernel reads them. The split never changes a result's bits: every element
+   is the same tile sum whatever unit has it. */
 static int bmm__cpu_blk_in_place(const bmm_plan *pl, int sz) {
   return pl->b.col_stride == 1 && (double)pl->k * (double)pl->n * sz <= BMM__BLK_INPLACE_BYTES;
 }
 static int64_t bmm__cpu_blk_cblocks(const bmm_plan *pl, int sz) {
   return bmm__cpu_blk_in_place(pl, sz) ? 1 : bmm__ceil_div(pl->n, BMM__BLK_NC);
 }
-static int64_t bmm__cpu_blk_rows(const bmm_plan *pl, int sz) {
+static int64_t bmm__cpu_blk_rows(const bmm_plan *pl, int sz, int threads) {
   double units = (double)pl->batch * (double)bmm__cpu_blk_cblocks(pl, sz);
   int64_t want, rows;
   if (bmm__cpu_blk_in_place(pl, sz)) return BMM__BLK_MB;
   /* no units (an empty batch or n = 0) is no work: any row count, and no
      division by zero below */
-  if (units >= BMM__BLK_FEW_UNITS || units < 1) {
+  if (units >= BMM__BLK_FEW_UNITS || units < 1 || threads <= 1) {
     rows = pl->m > 0 ? pl->m : 1;
   } else {
     want = (int64_t)((BMM__BLK_FEW_UNITS + units - 1) / units);
@@ -672,8 +682,7 @@ static int64_t bmm__cpu_blk_rows(const bmm_plan *pl, int sz) {
   /* a unit holds its rows' sums over k in scratch */
   return pl->k > BMM__BLK_KC && rows > BMM__BLK_MH ? BMM__BLK_MH : rows;
 }
-static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz) {
-  const int64_t rows = bmm__cpu_blk_rows(pl, sz);
+static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz, int64_t rows) {
   return bmm__ceil_div(pl->m, rows) * bmm__cpu_blk_cblocks(pl, sz);
 }
 
@@ -755,6 +764,7 @@ typedef struct bmm__cpu_choice {
   int streams;     /* interleaved runs of entries per thread (BMM__CPU_STREAM_AT) */
   int prefetch;    /* out of cache: cpu_blocked asks for the next entry's A and B, the
                       fixed-size kernels for A and B BMM_CPU_PREFETCH_BYTES ahead */
+  int64_t rows;    /* cpu_blocked: rows of C per unit (bmm__cpu_blk_rows) */
 } bmm__cpu_choice;
 
 /* Work on units [u0, u1) (batch entries, or batch chunks). */
@@ -1100,6 +1110,7 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   c.chunk = 0;
   c.fused = c.vrows = 0;
   c.prefetch = 0;
+  c.rows = 0;
   c.streams = pl->rule.streams > 0 ? pl->rule.streams : BMM_CPU_STREAMS;
   if (pl->strategy == BMM_CPU_REF) {
 
@@ -1140,7 +1151,8 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
     else
       bmm__cpu_pick_dot_form(pl, &c);
   } else if (pl->strategy == BMM_CPU_BLOCKED) {
-    c.units = pl->batch * bmm__cpu_blk_units(pl, sz);
+    c.rows = bmm__cpu_blk_rows(pl, sz, bmm__cpu_threads(pl, INT64_MAX));
+    c.units = pl->batch * bmm__cpu_blk_units(pl, sz, c.rows);
     if (bmm__cpu_blk_in_place(pl, sz))
       c.kernel = BMM__CPU_K_blocked, c.why = "register tiles, B read in place";
     else
@@ -1154,6 +1166,8 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
     c.pin = kid < 0 ? "no such kernel in this build" : bmm__cpu_pin_misfit(pl, kid);
     if (!c.pin) c.kernel = kid, c.why = "pinned by the rule's kernel=";
   }
+  /* cpu_small's blocked tile: m, n <= 16 is one row block (units = entries) */
+  if (c.kernel == BMM__CPU_K_blocked && !c.rows) c.rows = bmm__cpu_blk_rows(pl, sz, 1);
   c.threads = pl->strategy == BMM_CPU_REF ? 1 : bmm__cpu_threads(pl, c.units);
   /* in cache the prefetches are instructions for nothing (6% of 32^3 f32) */
   c.prefetch = c.kernel == BMM__CPU_K_blocked && bmm__cpu_big(pl) &&
@@ -2724,7 +2738,8 @@ BMM__CPU_COL_SHAPES(BMM__COL_DEF)
 
 /* ---- cpu_blocked: an R x NV-vector register tile, B in place or packed ----
    The tile holds R <= MR rows by NV <= 2 vectors of C in named variables (with
-   AVX2: 12 sums, 2 rows of B and a broadcast fill the 16 ymm registers) and,
+   AVX2: 12 sums, 2 rows of B and a broadcast fill the 16 ymm registers; with
+   32 registers also R <= 4 rows by 4 vectors, written straight to C) and,
    per step of k, reads NV contiguous vectors of one B row and one A element per
    row. R and NV are constants of each tile kernel: dead rows and vectors
    vanish, so the bottom edge needs no copy and no padding. B is read where it
@@ -2769,6 +2784,8 @@ typedef void (*BMM__FN(tile_fn))(int64_t k, const BMM__T *BMM__RESTRICT a, int64
       const BMM__T s = a[i * ars + l * acs]; \
       c##i##0 += s * b0;                     \
       if (NV > 1) c##i##1 += s * b1;         \
+      if (NV > 2) c##i##2 += s * b2;         \
+      if (NV > 2) c##i##3 += s * b3;         \
     }                                        \
   } while (0)
 #define BMM__BLK_ROWS() \
@@ -2796,8 +2813,49 @@ typedef void (*BMM__FN(tile_fn))(int64_t k, const BMM__T *BMM__RESTRICT a, int64
       BMM__FN(vstore_c_v)(d->nt, cr, BMM__FN(vepilogue_v)(rc, al, be, cr, bs, c##i##0));       \
       if (NV > 1) BMM__FN(vstore_c_v)                                                          \
       (d->nt, cr + VL, BMM__FN(vepilogue_v)(rc, al, be, cr + VL, bs ? bs + VL : bs, c##i##1)); \
+      if (NV > 2) {                                                                            \
+        BMM__FN(vstore_c_v)                                                                    \
+        (d->nt, cr + 2 * VL,                                                                   \
+         BMM__FN(vepilogue_v)(rc, al, be, cr + 2 * VL, bs ? bs + 2 * VL : bs, c##i##2));       \
+        BMM__FN(vstore_c_v)                                                                    \
+        (d->nt, cr + 3 * VL,                                                                   \
+         BMM__FN(vepilogue_v)(rc, al, be, cr + 3 * VL, bs ? bs + 3 * VL : bs, c##i##3));       \
+      }                                                                                        \
     }                                                                                          \
   } while (0)
+/* row i of the tile without reading C, stored by ST: r = alpha times the
+   sums (F: BMM__BLK_AX1), or that plus the bias vectors bv* (BMM__BLK_AXB1);
+   BMM__BLK_EPI's arithmetic for those cases, the same bits */
+#define BMM__BLK_AX1(x, j) (r = al * (x))
+#define BMM__BLK_AXB1(x, j) \
+  do {                      \
+    r = bv##j;              \
+    BMM__VFMA(al, x, r);    \
+  } while (0)
+#define BMM__BLK_AXV(p, x, j, ST, F) \
+  do {                               \
+    F(x, j);                         \
+    ST(p, r);                        \
+  } while (0)
+#define BMM__BLK_AX(i, ST, F)                                   \
+  do {                                                          \
+    if (R > i) {                                                \
+      BMM__T *cr = d->c + i * d->crs;                           \
+      BMM__BLK_AXV(cr, c##i##0, 0, ST, F);                      \
+      if (NV > 1) BMM__BLK_AXV(cr + VL, c##i##1, 1, ST, F);     \
+      if (NV > 2) BMM__BLK_AXV(cr + 2 * VL, c##i##2, 2, ST, F); \
+      if (NV > 2) BMM__BLK_AXV(cr + 3 * VL, c##i##3, 3, ST, F); \
+    }                                                           \
+  } while (0)
+#define BMM__BLK_AXS(ST, F) \
+  BMM__BLK_AX(0, ST, F);    \
+  BMM__BLK_AX(1, ST, F);    \
+  BMM__BLK_AX(2, ST, F);    \
+  BMM__BLK_AX(3, ST, F);    \
+  BMM__BLK_AX(4, ST, F);    \
+  BMM__BLK_AX(5, ST, F);    \
+  BMM__BLK_AX(6, ST, F);    \
+  BMM__BLK_AX(7, ST, F)
 BMM__INLINE void BMM__FN(tile)(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars, int64_t acs,
                                const BMM__T *BMM__RESTRICT b, int64_t brs, int64_t w,
                                BMM__T *BMM__RESTRICT out, const BMM__FN(blk_dst) * d, const int R,
@@ -2805,12 +2863,22 @@ BMM__INLINE void BMM__FN(tile)(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t
   enum { VL = BMM__CPU_VBYTES / (int)sizeof(BMM__T) };
   BMM__VEC c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0}, c30 = {0}, c31 = {0};
   BMM__VEC c40 = {0}, c41 = {0}, c50 = {0}, c51 = {0}, c60 = {0}, c61 = {0}, c70 = {0}, c71 = {0};
-  BMM__VEC b0 = {0}, b1 = {0};
+  /* 4-vector tiles (R <= 4) only */
+  BMM__VEC c02 = {0}, c03 = {0}, c12 = {0}, c13 = {0}, c22 = {0}, c23 = {0}, c32 = {0}, c33 = {0};
+  BMM__VEC c42 = {0}, c43 = {0}, c52 = {0}, c53 = {0}, c62 = {0}, c63 = {0}, c72 = {0}, c73 = {0};
+  BMM__VEC b0 = {0}, b1 = {0}, b2 = {0}, b3 = {0};
   int64_t l, j;
   if (w == NV * VL) {
     for (l = 0; l < k; ++l) {
       b0 = BMM__VLOAD(b + l * brs);
       if (NV > 1) b1 = BMM__VLOAD(b + l * brs + VL);
+      if (NV > 2) {
+        b2 = BMM__VLOAD(b + l * brs + 2 * VL), b3 = BMM__VLOAD(b + l * brs + 3 * VL);
+        /* in registers: gcc 12 folded these loads into the FMAs as memory
+           operands, each B vector read once per row, and the 4 x 4 tile ran
+           2x slower on Zen 5 (bench/notes/cpu.md, "blocked: 4-vector tiles") */
+        __asm__("" : "+v"(b0), "+v"(b1), "+v"(b2), "+v"(b3));
+      }
       BMM__BLK_ROWS();
     }
   } else { /* right edge: the row of B into zeros, never read past w */
@@ -2828,6 +2896,29 @@ BMM__INLINE void BMM__FN(tile)(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t
     const BMM__T al = (BMM__T)pl->alpha, be = (BMM__T)pl->beta;
     const BMM__T *bs = pl->bias ? (const BMM__T *)pl->bias + d->j0 : NULL;
     const int rc = pl->read_c;
+    /* C = alpha A B (+ bias), the common calls: the tests vepilogue_v and
+       vstore_c_v make per vector (bias, C read, alignment) made once per
+       tile (d->nt already says every row is aligned), the bias loaded once
+       per tile. A tenth of a 32^3 entry's instructions were those tests
+       (bench/notes/cpu.md, "blocked tile: one test per tile"). */
+    BMM__VEC r;
+    if (!rc && !bs) {
+#if BMM__CPU_NT
+      if (d->nt) {
+        BMM__BLK_AXS(BMM__NTSTORE_V, BMM__BLK_AX1);
+        return;
+      }
+#endif
+      BMM__BLK_AXS(BMM__VSTORE, BMM__BLK_AX1);
+      return;
+    }
+    if (!rc && !d->nt) {
+      BMM__VEC bv0 = BMM__VLOAD(bs), bv1 = b0, bv2 = b0, bv3 = b0;
+      if (NV > 1) bv1 = BMM__VLOAD(bs + VL);
+      if (NV > 2) bv2 = BMM__VLOAD(bs + 2 * VL), bv3 = BMM__VLOAD(bs + 3 * VL);
+      BMM__BLK_AXS(BMM__VSTORE, BMM__BLK_AXB1);
+      return;
+    }
     BMM__BLK_EPI(0);
     BMM__BLK_EPI(1);
     BMM__BLK_EPI(2);
@@ -2851,6 +2942,11 @@ BMM__INLINE void BMM__FN(tile)(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t
 #undef BMM__BLK_ROWS
 #undef BMM__BLK_OUT
 #undef BMM__BLK_EPI
+#undef BMM__BLK_AX1
+#undef BMM__BLK_AXB1
+#undef BMM__BLK_AXV
+#undef BMM__BLK_AX
+#undef BMM__BLK_AXS
 #else
 BMM__INLINE void BMM__FN(tile)(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars, int64_t acs,
                                const BMM__T *BMM__RESTRICT b, int64_t brs, int64_t w,
@@ -2897,6 +2993,25 @@ BMM__BLK_TILE_ROWS(BMM__BLK_TILE_DEF)
 static const BMM__FN(tile_fn)
     BMM__FN(tiles)[BMM__BLK_MR][2] = {BMM__BLK_TILE_ROWS(BMM__BLK_TILE_ENTRY)};
 #undef BMM__BLK_TILE_ENTRY
+#if BMM__BLK_NV4
+/* 4-vector tiles of R <= 4 rows, straight to C (d, full width only): per
+   step of k 4 B vectors and 4 broadcasts for 16 FMAs, where two 8 x 2 tiles
+   take 20 loads for 32. Only where B stays in L1 (BMM__BLK_NV4_BYTES): they
+   read B once per 4 rows, not 8, and from L2 that cost square128 1.2x. */
+#define BMM__BLK_TILE4_DEF(R)                                                           \
+  static BMM__VEXT_ATTR void BMM__FN(tile_##R##x4)(                                     \
+      int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars, int64_t acs,               \
+      const BMM__T *BMM__RESTRICT b, int64_t brs, int64_t w, BMM__T *BMM__RESTRICT out, \
+      const BMM__FN(blk_dst) * d) {                                                     \
+    BMM__FN(tile)(k, a, ars, acs, b, brs, w, out, d, R, 4);                             \
+  }
+BMM__BLK_TILE4_ROWS(BMM__BLK_TILE4_DEF)
+#undef BMM__BLK_TILE4_DEF
+#define BMM__BLK_TILE4_ENTRY(R) BMM__FN(tile_##R##x4),
+static const BMM__FN(tile_fn)
+    BMM__FN(tiles4)[BMM__BLK_MR4] = {BMM__BLK_TILE4_ROWS(BMM__BLK_TILE4_ENTRY)};
+#undef BMM__BLK_TILE4_ENTRY
+#endif
 
 /* h rows of cnt results from out (rows 2 vectors apart) to C at cp. The
    full-width, unit-stride case is spelled out in vectors (gcc unrolls the
@@ -2999,7 +3114,7 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
   const int64_t ars = pl->a.row_stride, acs = pl->a.col_stride;
   const int64_t brs = pl->b.row_stride, bcs = pl->b.col_stride;
   const int64_t crs = pl->c.row_stride, ccs = pl->c.col_stride;
-  const int64_t per = bmm__cpu_blk_units(pl, sz), rows = bmm__cpu_blk_rows(pl, sz);
+  const int64_t rows = ch->rows, per = bmm__cpu_blk_units(pl, sz, rows);
   const int64_t nrb = bmm__ceil_div(m, rows);
   const int in_place = bmm__cpu_blk_in_place(pl, sz);
   /* streamed C is written once: k <= BMM__CPU_STREAM_MAX_K is one KC block */
@@ -3039,6 +3154,9 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
       const char *an = NULL, *bn = NULL;
       int64_t na = 0, nb = 0, pa = 0, pb = 0, blk = 0;
       const int64_t nblk = bmm__ceil_div(i1 - i0, MR);
+#if BMM__BLK_NV4
+      const int nv4 = ccs == 1 && k * n * sz <= BMM__BLK_NV4_BYTES;
+#endif
       if (ch->prefetch && u + 1 < u1) {
         const BMM__T *A1, *B1;
         BMM__T *C1;
@@ -3055,6 +3173,19 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
           __builtin_prefetch(bn + pb);
         for (jr = 0; jr + NR <= n; jr += NR) {
           BMM__T *ct = C + ir * crs + jr * ccs;
+#if BMM__BLK_NV4
+          if (nv4 && jr + 2 * NR <= n) { /* 4 vectors wide: 4-row tiles */
+            int64_t r0;
+            for (r0 = 0; r0 < h; r0 += BMM__BLK_MR4) {
+              const int64_t hh = h - r0 < BMM__BLK_MR4 ? h - r0 : BMM__BLK_MR4;
+              BMM__FN(tiles4)
+              [hh - 1](k, A + (ir + r0) * ars, ars, acs, B + jr, brs, 2 * NR, out,
+                       BMM__FN(blk_dst_at)(&dst, ct + r0 * crs, jr, nt));
+            }
+            jr += NR; /* and the loop's NR */
+            continue;
+          }
+#endif
           if (ccs == 1) {
             BMM__FN(tiles)
             [h - 1][1](k, A + ir * ars, ars, acs, B + jr, brs, NR, out,
