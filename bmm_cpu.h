@@ -2973,20 +2973,16 @@ BMM__INLINE void BMM__FN(tile)(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t
         out[i * 2 * VL + j] = r[i][j];
 }
 #endif
-/* a tile kernel per rows R (1..MR) and vectors NV (1, 2) */
-#define BMM__BLK_TILE_DEF(R)                                                            \
-  static BMM__VEXT_ATTR void BMM__FN(tile_##R##x1)(                                     \
+/* the tile kernel of R rows by NV vectors */
+#define BMM__BLK_TILE_FN(R, NV)                                                         \
+  static BMM__VEXT_ATTR void BMM__FN(tile_##R##x##NV)(                                  \
       int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars, int64_t acs,               \
       const BMM__T *BMM__RESTRICT b, int64_t brs, int64_t w, BMM__T *BMM__RESTRICT out, \
       const BMM__FN(blk_dst) * d) {                                                     \
-    BMM__FN(tile)(k, a, ars, acs, b, brs, w, out, d, R, 1);                             \
-  }                                                                                     \
-  static BMM__VEXT_ATTR void BMM__FN(tile_##R##x2)(                                     \
-      int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars, int64_t acs,               \
-      const BMM__T *BMM__RESTRICT b, int64_t brs, int64_t w, BMM__T *BMM__RESTRICT out, \
-      const BMM__FN(blk_dst) * d) {                                                     \
-    BMM__FN(tile)(k, a, ars, acs, b, brs, w, out, d, R, 2);                             \
+    BMM__FN(tile)(k, a, ars, acs, b, brs, w, out, d, R, NV);                            \
   }
+/* a tile kernel per rows R (1..MR) and vectors NV (1, 2) */
+#define BMM__BLK_TILE_DEF(R) BMM__BLK_TILE_FN(R, 1) BMM__BLK_TILE_FN(R, 2)
 BMM__BLK_TILE_ROWS(BMM__BLK_TILE_DEF)
 #undef BMM__BLK_TILE_DEF
 #define BMM__BLK_TILE_ENTRY(R) {BMM__FN(tile_##R##x1), BMM__FN(tile_##R##x2)},
@@ -2998,13 +2994,7 @@ static const BMM__FN(tile_fn)
    step of k 4 B vectors and 4 broadcasts for 16 FMAs, where two 8 x 2 tiles
    take 20 loads for 32. Only where B stays in L1 (BMM__BLK_NV4_BYTES): they
    read B once per 4 rows, not 8, and from L2 that cost square128 1.2x. */
-#define BMM__BLK_TILE4_DEF(R)                                                           \
-  static BMM__VEXT_ATTR void BMM__FN(tile_##R##x4)(                                     \
-      int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars, int64_t acs,               \
-      const BMM__T *BMM__RESTRICT b, int64_t brs, int64_t w, BMM__T *BMM__RESTRICT out, \
-      const BMM__FN(blk_dst) * d) {                                                     \
-    BMM__FN(tile)(k, a, ars, acs, b, brs, w, out, d, R, 4);                             \
-  }
+#define BMM__BLK_TILE4_DEF(R) BMM__BLK_TILE_FN(R, 4)
 BMM__BLK_TILE4_ROWS(BMM__BLK_TILE4_DEF)
 #undef BMM__BLK_TILE4_DEF
 #define BMM__BLK_TILE4_ENTRY(R) BMM__FN(tile_##R##x4),
@@ -3012,6 +3002,7 @@ static const BMM__FN(tile_fn)
     BMM__FN(tiles4)[BMM__BLK_MR4] = {BMM__BLK_TILE4_ROWS(BMM__BLK_TILE4_ENTRY)};
 #undef BMM__BLK_TILE4_ENTRY
 #endif
+#undef BMM__BLK_TILE_FN
 
 /* h rows of cnt results from out (rows 2 vectors apart) to C at cp. The
    full-width, unit-stride case is spelled out in vectors (gcc unrolls the

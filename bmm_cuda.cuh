@@ -547,6 +547,17 @@ typedef struct bmm__cuda_args {
   int a_cm, b_cm; /* STAGED, packed general: A / B column-major per entry */
 } bmm__cuda_args;
 
+/* A thread's R x C sums set to N's zero, unrolled (they stay in registers). */
+template <typename N, typename S, int R, int C>
+static __device__ __forceinline__ void bmm__cuda_zero_sums(S (&acc)[R][C]) {
+  int i, j;
+#pragma unroll
+  for (i = 0; i < R; ++i)
+#pragma unroll
+    for (j = 0; j < C; ++j)
+      acc[i][j] = N::zero();
+}
+
 /* Offsets of batch entry b: one multiply for the single-dim classes (every
    class but some general ones; ndims 0 has stride 0 and b = 0). */
 static __device__ __forceinline__ void bmm__cuda_offsets(const bmm_plan *pl, int64_t b, int64_t *oa,
@@ -854,11 +865,7 @@ static __device__ __forceinline__ void bmm__cuda_tiled_body(const bmm__cuda_args
     int64_t oa, ob, oc, l0;
     S acc[R][R];
     int r, c;
-#pragma unroll
-    for (r = 0; r < R; ++r)
-#pragma unroll
-      for (c = 0; c < R; ++c)
-        acc[r][c] = N::zero();
+    bmm__cuda_zero_sums<N>(acc);
     bmm__cuda_offsets(pl, b, &oa, &ob, &oc);
     for (l0 = 0; pl->use_ab && l0 < k; l0 += KT) {
       int e, ll;
@@ -968,11 +975,7 @@ static __device__ __forceinline__ void bmm__cuda_batch_entry_body(const bmm__cud
     int64_t oa, ob, oc, l;
     S acc[MM][NN];
     int i, j;
-#pragma unroll
-    for (i = 0; i < MM; ++i)
-#pragma unroll
-      for (j = 0; j < NN; ++j)
-        acc[i][j] = N::zero();
+    bmm__cuda_zero_sums<N>(acc);
     bmm__cuda_offsets(pl, b, &oa, &ob, &oc);
     for (l = 0; pl->use_ab && l < k; ++l) {
       S av[MM], bv[NN];
@@ -1098,11 +1101,7 @@ static __device__ __forceinline__ void bmm__cuda_fixed_body(const bmm__cuda_args
     int64_t oa, ob, oc, l0;
     S acc[MM][NN];
     int i, j, t;
-#pragma unroll
-    for (i = 0; i < MM; ++i)
-#pragma unroll
-      for (j = 0; j < NN; ++j)
-        acc[i][j] = N::zero();
+    bmm__cuda_zero_sums<N>(acc);
     bmm__cuda_offsets(pl, b, &oa, &ob, &oc);
     for (l0 = 0; pl->use_ab && l0 < k; l0 += KC) {
       const int cnt = k - l0 < KC ? (int)(k - l0) : KC;

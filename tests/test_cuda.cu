@@ -545,7 +545,8 @@ static void test_tunables(cudaStream_t st) {
       {BMM_CUDA_STAGED, 96, 3, 0, 8, 0, 1},      {BMM_CUDA_STAGED, 1024, 200, 0, 16, 0, 2},
       {BMM_CUDA_STAGED, 128, 7, 0, 16, 0, 3},    {BMM_CUDA_STAGED, 0, 0, 0, 8, 0, 0},
       {BMM_CUDA_TILED, 0, 0, 0, 0, 32, 0},       {BMM_CUDA_TILED, 0, 0, 0, 0, 64, 0},
-      {BMM_CUDA_BATCH_INNER, 64, 0, 0, 0, 0, 0},
+      {BMM_CUDA_BATCH_INNER, 64, 0, 0, 0, 0, 0}, {BMM_CUDA_FIXED, 32, 0, 0, 0, 0, 0},
+      {BMM_CUDA_FIXED, 1024, 0, 0, 0, 0, 0},
   };
   static const int64_t tshapes[][4] = {{37, 3, 1, 25},  {11, 4, 5, 32}, {5, 32, 32, 40},
                                        {3, 70, 33, 65}, {9, 3, 1, 128}, {4, 1, 1, 1}};

@@ -15,6 +15,14 @@ filter=${1:-cuda_staged f32}
 dir=build/cuda_emu/mut
 mkdir -p $dir
 status=0
+# the checked emulator build with the patched copies under $dir/$1 first on
+# the include path
+build_check() {
+  clang++ -std=c++17 -O1 -g -fno-unroll-loops -fno-vectorize -fno-slp-vectorize \
+    -fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores -DBMM_EMU_CHECK \
+    -Wno-unknown-pragmas -I$dir/$1 -I. -Itests/cuda_emu -I/usr/local/cuda/include \
+    tests/cuda_emu/emu_test.cpp -o $dir/$1/emu_check -lm -ldl
+}
 for m in offby1 race misalign; do
   case $m in
   offby1) expr='s|dst\[\(e / row\) \* ld \+ e % row\] = src\[e\];|dst[(e / row) * ld + e % row + 1] = src[e];|'
@@ -31,10 +39,7 @@ for m in offby1 race misalign; do
     status=1
     continue
   fi
-  clang++ -std=c++17 -O1 -g -fno-unroll-loops -fno-vectorize -fno-slp-vectorize \
-    -fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores -DBMM_EMU_CHECK \
-    -Wno-unknown-pragmas -I$dir/$m -I. -Itests/cuda_emu -I/usr/local/cuda/include \
-    tests/cuda_emu/emu_test.cpp -o $dir/$m/emu_check -lm -ldl || { status=1; continue; }
+  build_check $m || { status=1; continue; }
   EMU_ONLY="$filter" $dir/$m/emu_check > $dir/$m/log 2>&1
   n=$(grep -c "^FAIL.*$want" $dir/$m/log)
   all=$(grep -c "^FAIL" $dir/$m/log)
@@ -49,10 +54,7 @@ if cmp -s tools/model/bmm_model.h $dir/$m/tools/model/bmm_model.h; then
   echo "$m: pattern not found in tools/model/bmm_model.h: mutation not applied"
   status=1
 else
-  clang++ -std=c++17 -O1 -g -fno-unroll-loops -fno-vectorize -fno-slp-vectorize \
-    -fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores -DBMM_EMU_CHECK \
-    -Wno-unknown-pragmas -I$dir/$m -I. -Itests/cuda_emu -I/usr/local/cuda/include \
-    tests/cuda_emu/emu_test.cpp -o $dir/$m/emu_check -lm -ldl || status=1
+  build_check $m || status=1
   $dir/$m/emu_check --self-test > $dir/$m/log 2>&1
   n=$(grep -c "^FAIL self-test L1" $dir/$m/log)
   echo "$m: $n self-test checks of the L1 fail ($(grep 'self-test: ' $dir/$m/log))"
