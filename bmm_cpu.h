@@ -2876,8 +2876,12 @@ BMM__INLINE void BMM__FN(tile)(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t
         b2 = BMM__VLOAD(b + l * brs + 2 * VL), b3 = BMM__VLOAD(b + l * brs + 3 * VL);
         /* in registers: gcc 12 folded these loads into the FMAs as memory
            operands, each B vector read once per row, and the 4 x 4 tile ran
-           2x slower on Zen 5 (bench/notes/cpu.md, "blocked: 4-vector tiles") */
+           2x slower on Zen 5 (bench/notes/cpu.md, "cpu_blocked's epilogue,
+           4-vector tiles"). "v": an x86 vector register (only AVX-512
+           builds have these tiles) */
+#if BMM__BLK_NV4
         __asm__("" : "+v"(b0), "+v"(b1), "+v"(b2), "+v"(b3));
+#endif
       }
       BMM__BLK_ROWS();
     }
@@ -2899,8 +2903,8 @@ BMM__INLINE void BMM__FN(tile)(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t
     /* C = alpha A B (+ bias), the common calls: the tests vepilogue_v and
        vstore_c_v make per vector (bias, C read, alignment) made once per
        tile (d->nt already says every row is aligned), the bias loaded once
-       per tile. A tenth of a 32^3 entry's instructions were those tests
-       (bench/notes/cpu.md, "blocked tile: one test per tile"). */
+       per tile. Those tests were ~7% of a 32^3 entry's instructions
+       (bench/notes/cpu.md, "cpu_blocked's epilogue, 4-vector tiles"). */
     BMM__VEC r;
     if (!rc && !bs) {
 #if BMM__CPU_NT
