@@ -1311,11 +1311,11 @@ typedef struct bmm__cuda_launch {
   int gemm; /* cuda_cublas: cublasGemmStridedBatchedEx before the kernel */
   int64_t grid;
   int block;
-  size_t smem;          /* dynamic shared memory of the launch */
-  size_t smem_static;   /* declared in the kernel (TILED), for explain */
-  int tile;             /* TILED: tile edge; BATCH_ENTRY: edge of the register array of sums */
-  int fixed_m, fixed_n; /* FIXED: the kernel's register array of sums (MM x NN) */
-  char why[192];        /* the reasons for the launch shape */
+  size_t smem;        /* dynamic shared memory of the launch */
+  size_t smem_static; /* declared in the kernel (TILED), for explain */
+  int tile;           /* TILED: tile edge */
+  int sums_m, sums_n; /* BATCH_ENTRY, FIXED: a thread's register array of sums (0: none) */
+  char why[192];      /* the reasons for the launch shape */
 } bmm__cuda_launch;
 
 static int bmm__cuda_pow2_at_least(int64_t v, int lo, int hi) {
@@ -1372,13 +1372,13 @@ static bmm_status bmm__cuda_shape_cuda_batch_entry(const bmm_plan *pl, const bmm
                                                    bmm__cuda_launch *L) {
   const int small = pl->m <= 4 && pl->n <= 4;
   L->variant = small ? BMM__CUDA_V_batch_entry4 : BMM__CUDA_V_batch_entry8;
-  L->tile = small ? 4 : 8;
+  L->sums_m = L->sums_n = small ? 4 : 8;
   L->block = bmm__cuda_threads(pl, 256);
   L->grid = bmm__cuda_blocks(pl->batch, L->block, L->block, d);
   BMM__CUDA_WHY(L,
                 "a thread per batch entry, sums in a %dx%d register array (the smallest "
                 "holding m x n); block: %s",
-                L->tile, L->tile, pl->rule.threads ? "from the rule" : "256");
+                L->sums_m, L->sums_n, pl->rule.threads ? "from the rule" : "256");
   return BMM_OK;
 }
 
@@ -1388,7 +1388,7 @@ static bmm_status bmm__cuda_shape_cuda_fixed(const bmm_plan *pl, const bmm__cuda
                                              bmm__cuda_launch *L) {
 #define BMM__CUDA_FIXED_PICK(A, MM, NN)                             \
   if (L->variant == BMM__CUDA_V_NONE && pl->m <= MM && pl->n <= NN) \
-    L->variant = BMM__CUDA_V_fixed##MM##x##NN, L->fixed_m = MM, L->fixed_n = NN;
+    L->variant = BMM__CUDA_V_fixed##MM##x##NN, L->sums_m = MM, L->sums_n = NN;
   BMM__CUDA_FIXED_SIZES(BMM__CUDA_FIXED_PICK, )
 #undef BMM__CUDA_FIXED_PICK
   if (L->variant == BMM__CUDA_V_NONE)
@@ -1400,7 +1400,7 @@ static bmm_status bmm__cuda_shape_cuda_fixed(const bmm_plan *pl, const bmm__cuda
   BMM__CUDA_WHY(L,
                 "a thread per batch entry, sums in a %dx%d register array (the first of the "
                 "size list holding m x n); block: %s",
-                L->fixed_m, L->fixed_n,
+                L->sums_m, L->sums_n,
                 pl->rule.threads ? "from the rule, at most 256 (136 registers x 512 > 65536)"
                                  : "256");
   return BMM_OK;
@@ -1856,17 +1856,10 @@ static bmm_status bmm__cuda_explain(const bmm_problem *p, char *buf, size_t len)
     used += (size_t)snprintf(buf + used, len - used, " tile=%dx%dx%d", L.tile, L.tile,
                              BMM__CUDA_TILE_K);
     break;
-  case BMM__CUDA_V_batch_entry4:
-  case BMM__CUDA_V_batch_entry8:
-    used += (size_t)snprintf(buf + used, len - used, " sums=%dx%d", L.tile, L.tile);
-    break;
-#define BMM__CUDA_FIXED_CASE(A, MM, NN) case BMM__CUDA_V_fixed##MM##x##NN:
-    BMM__CUDA_FIXED_SIZES(BMM__CUDA_FIXED_CASE, )
-#undef BMM__CUDA_FIXED_CASE
-    used += (size_t)snprintf(buf + used, len - used, " sums=%dx%d", L.fixed_m, L.fixed_n);
-    break;
   default: break;
   }
+  if (L.sums_m && used < len)
+    used += (size_t)snprintf(buf + used, len - used, " sums=%dx%d", L.sums_m, L.sums_n);
   if (used < len) snprintf(buf + used, len - used, " (why: %s)", L.why);
   return bmm__ok();
 }

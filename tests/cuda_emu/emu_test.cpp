@@ -622,20 +622,26 @@ static void check_explain(void) {
     int layout;
     bmm_strategy forced;
     const char *kernel; /* what explain must name, "" = whatever ran */
+    const char *sums;   /* the register array of sums it must say, "" = none */
   } ex[] = {
-      {BMM_F32, 1000, 3, 1, 25, BMMX_ROWMAJOR, BMM_STRATEGY_AUTO, "bmm__cuda_staged<float>"},
-      {BMM_F32, 1000, 3, 1, 5, BMMX_COL_A, BMM_STRATEGY_AUTO, "bmm__cuda_loop<float>"},
-      {BMM_F64, 7, 3, 1, 40, BMMX_SHARED_B_BIAS, BMM_STRATEGY_AUTO, "bmm__cuda_staged<double>"},
-      {BMM_F32, 2, 65, 70, 40, BMMX_ROWMAJOR, BMM_STRATEGY_AUTO, "bmm__cuda_tiled64<float>"},
-      {BMM_F64, 2, 33, 35, 37, BMMX_COL_A, BMM_STRATEGY_AUTO, "bmm__cuda_tiled32<double>"},
-      {BMM_F32, 5, 40, 1, 200, BMMX_ROWMAJOR, BMM_STRATEGY_AUTO, "bmm__cuda_warp<float>"},
-      {BMM_F32, 9, 3, 2, 7, BMMX_BATCH_INNER, BMM_STRATEGY_AUTO, "bmm__cuda_batch_entry4<float>"},
-      {BMM_F64, 9, 5, 8, 7, BMMX_BATCH_INNER, BMM_STRATEGY_AUTO, "bmm__cuda_batch_entry8<double>"},
-      {BMM_F32, 9, 9, 2, 7, BMMX_BATCH_INNER, BMM_STRATEGY_AUTO, "bmm__cuda_batch_inner<float>"},
-      {BMM_F64, 9, 3, 2, 7, BMMX_PADDED, BMM_CUDA_WARP, "bmm__cuda_warp<double>"},
-      {BMM_F32, 300, 8, 8, 16, BMMX_ROWMAJOR, BMM_CUDA_STAGED, "bmm__cuda_staged<float>"},
-      {BMM_F32, 300, 4, 4, 4, BMMX_ROWMAJOR, BMM_CUDA_FIXED, "bmm__cuda_fixed4x4<float>"},
-      {BMM_F64, 7, 3, 1, 25, BMMX_SHARED_B_BIAS, BMM_CUDA_FIXED, "bmm__cuda_fixed4x1<double>"},
+      {BMM_F32, 1000, 3, 1, 25, BMMX_ROWMAJOR, BMM_STRATEGY_AUTO, "bmm__cuda_staged<float>", ""},
+      {BMM_F32, 1000, 3, 1, 5, BMMX_COL_A, BMM_STRATEGY_AUTO, "bmm__cuda_loop<float>", ""},
+      {BMM_F64, 7, 3, 1, 40, BMMX_SHARED_B_BIAS, BMM_STRATEGY_AUTO, "bmm__cuda_staged<double>", ""},
+      {BMM_F32, 2, 65, 70, 40, BMMX_ROWMAJOR, BMM_STRATEGY_AUTO, "bmm__cuda_tiled64<float>", ""},
+      {BMM_F64, 2, 33, 35, 37, BMMX_COL_A, BMM_STRATEGY_AUTO, "bmm__cuda_tiled32<double>", ""},
+      {BMM_F32, 5, 40, 1, 200, BMMX_ROWMAJOR, BMM_STRATEGY_AUTO, "bmm__cuda_warp<float>", ""},
+      {BMM_F32, 9, 3, 2, 7, BMMX_BATCH_INNER, BMM_STRATEGY_AUTO, "bmm__cuda_batch_entry4<float>",
+       " sums=4x4"},
+      {BMM_F64, 9, 5, 8, 7, BMMX_BATCH_INNER, BMM_STRATEGY_AUTO, "bmm__cuda_batch_entry8<double>",
+       " sums=8x8"},
+      {BMM_F32, 9, 9, 2, 7, BMMX_BATCH_INNER, BMM_STRATEGY_AUTO, "bmm__cuda_batch_inner<float>",
+       ""},
+      {BMM_F64, 9, 3, 2, 7, BMMX_PADDED, BMM_CUDA_WARP, "bmm__cuda_warp<double>", ""},
+      {BMM_F32, 300, 8, 8, 16, BMMX_ROWMAJOR, BMM_CUDA_STAGED, "bmm__cuda_staged<float>", ""},
+      {BMM_F32, 300, 4, 4, 4, BMMX_ROWMAJOR, BMM_CUDA_FIXED, "bmm__cuda_fixed4x4<float>",
+       " sums=4x4"},
+      {BMM_F64, 7, 3, 1, 25, BMMX_SHARED_B_BIAS, BMM_CUDA_FIXED, "bmm__cuda_fixed4x1<double>",
+       " sums=4x1"},
   };
   char names[2][64];
   size_t e;
@@ -668,12 +674,13 @@ static void check_explain(void) {
     if (strchr(want, '<')) strchr(want, '<')[1] = 0;
     ok = ok && strncmp(kern, want, strlen(want)) == 0 && grid == g_last_grid &&
          block == g_last_block && (strstr(kern, "tiled") || smem == (long long)g_last_smem) &&
-         (!ex[e].kernel[0] || strcmp(kern, ex[e].kernel) == 0);
+         (!ex[e].kernel[0] || strcmp(kern, ex[e].kernel) == 0) &&
+         (ex[e].sums[0] ? strstr(why, ex[e].sums) != NULL : strstr(why, " sums=") == NULL);
     if (e < 2) snprintf(names[e], sizeof names[e], "%s", kern);
-    BMMX_CHECK(ok,
-               "explain vs launch: launched %s grid=%lld block=%lld smem=%zu; want %s; explain: %s",
-               bmm_emu_last_kernel, (long long)g_last_grid, (long long)g_last_block, g_last_smem,
-               ex[e].kernel, why);
+    BMMX_CHECK(
+        ok, "explain vs launch: launched %s grid=%lld block=%lld smem=%zu; want %s%s; explain: %s",
+        bmm_emu_last_kernel, (long long)g_last_grid, (long long)g_last_block, g_last_smem,
+        ex[e].kernel, ex[e].sums, why);
   }
   BMMX_CHECK(strcmp(names[0], names[1]) != 0,
              "explain names the seed 3x1x25 and 3x1x5 kernels alike: %s", names[0]);
