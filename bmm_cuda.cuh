@@ -213,6 +213,13 @@ static const bmm_table_rule bmm__cuda_table_sm90[] = {
     BMM_RULE(.dtypes = BMM__CUDA_NARROW, .layouts = BMM_L_ROWMAJOR, .m_min = 5, .m_max = 31,
              .n_min = 5, .n_max = 31, .k_max = 128, .strategy = BMM_CUDA_STAGED,
              .note = "H100 2026-11-26: square16 f32 staged 36% vs loop 25; f16 17 vs 12"),
+    /* the H200 run (2026-11-26) timed cuda_fixed first: 2.2x LOOP at 4x4x4
+       f32; f64 4x4x4 and the 3x1xK seed rows within 3% of LOOP, so LOOP
+       keeps them */
+    BMM_RULE(.dtypes = BMM_DT(BMM_F32), .layouts = BMM_L_ROWMAJOR, .m_max = 4, .n_min = 3,
+             .n_max = 4, .k_max = 5, .strategy = BMM_CUDA_FIXED, .threads = 64,
+             .note = "H200 2026-11-26: square4 f32 fixed 64 threads 0.064 ms vs loop 0.133 "
+                     "(76% vs 35%)"),
     BMM_RULE(.dtypes = BMM_DT(BMM_F32), .layouts = BMM_L_ROWMAJOR, .m_max = 31, .n_max = 31,
              .k_max = 15, .strategy = BMM_CUDA_LOOP,
              .note = "H100 2026-11-26: seed f32 K 5-15 loop 81-93% vs staged 56-87"),
@@ -245,10 +252,15 @@ static const bmm_table_rule bmm__cuda_table_sm90[] = {
     BMM_RULE(.dtypes = BMM__CUDA_HALVES, .layouts = BMM_L_ROWMAJOR, .m_max = 31, .n_max = 31,
              .k_max = 128, .strategy = BMM_CUDA_STAGED,
              .note = "H100 2026-11-26: seed f16 K 30-50 staged 66-73% vs loop 55-63"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_BATCH_INNER, .m_max = 4, .n_max = 2,
+             .k_min = 11, .k_max = 64, .strategy = BMM_CUDA_LOOP,
+             .note =
+                 "H200/H100 2026-11-26: 3x1x25 batch_inner f64 loop 91/94% vs batch_entry 86/95"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F32), .layouts = BMM_L_BATCH_INNER, .m_max = 4, .n_max = 2,
+             .k_min = 11, .k_max = 64, .strategy = BMM_CUDA_BATCH_INNER,
+             .note = "H200/H100 2026-11-26: 3x1x25 batch_inner f32 batch_inner 80/85% vs loop "
+                     "75/86, entry 68/85"),
     /* not measured: the model's rules (issue 20) for what the above leaves */
-    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_BATCH_INNER, .m_min = 3, .m_max = 3,
-             .n_min = 1, .n_max = 1, .k_min = 25, .k_max = 25, .strategy = BMM_CUDA_BATCH_ENTRY,
-             .note = "kept default, suite seed_k25_batch_inner f64; model v1, not measured"),
     BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_SHARED_B, .m_min = 197, .m_max = 197,
              .n_min = 768, .n_max = 768, .k_min = 64, .k_max = 64, .strategy = BMM_CUDA_TILED,
              .note = "kept default, suite linear_bias f64; model v1, not measured; weak: TILED "

@@ -3,7 +3,7 @@
 # everything it makes brought back in at most 4 files.
 #
 #   bash bench/gpu_check.sh "$OUT"                       call 1 (default steps)
-#   GPU_CHECK_STEPS="model_dtypes tune peers_sweep sanitize_tests report" bash bench/gpu_check.sh "$OUT"
+#   GPU_CHECK_STEPS="model_dtypes peers_sweep sanitize_tests report" bash bench/gpu_check.sh "$OUT"
 #                                                        call 2 (the rest)
 #   GPU_CHECK_DRY_RUN=1 bash bench/gpu_check.sh OUT      no GPU: the plumbing (CI)
 #
@@ -29,19 +29,19 @@
 # limit). A step that fails or runs out of time is reported and the next one
 # runs. Budgets: B = the budget; M = measured on H100, 2026-11-26 (NVIDIA
 # H100 80GB HBM3, driver 580.159.04, CUDA 13.0, 16 cores; the first run,
-# 14:31-14:40 UTC, bench/notes/gpu_check.md), about 1.5x under B; E = still
-# an estimate:
+# 14:31-14:40 UTC) / on H200 (NVIDIA H200, same driver, 22:01-22:14 UTC; both
+# in bench/notes/gpu_check.md), about 1.5x under B; E = still an estimate:
 #   builds        B 240  nvcc -O3 sm_90 (compute capability read off the card),
 #                        5 programs at once: E 60-100 s on 16 cores (98-176 s
 #                        each on the 2-core dev VM; kept, not built, in the
 #                        H100 run); bmm-model via ninja if build.ninja has it
 #   peers (torch, cupy: suite + sweep) run while nvcc builds, the GPU idle:
-#                 B 40 each, M 9 / 12 s
-#   tests         B 70   test_cuda_cublas, all 7 groups, M 42 s
+#                 B 40 each, M 9 / 12 s (H100), 9 / 13 s (H200)
+#   tests         B 70   test_cuda_cublas, all 7 groups, M 42 s / 45 s
 #   bench         B 130  bench_gpu_cublas, suite rows (f32, f64, f16, bf16,
 #                        c64, c128) x every claiming strategy + AUTO + cuBLAS,
-#                        M 87 s (a direct rerun; 75 s was too short)
-#   sweep         B 70   the seed sweep K = 5..50, f32 + f64, M 43 s
+#                        M 87 s (a direct rerun; 75 s was too short) / 92 s
+#   sweep         B 70   the seed sweep K = 5..50, f32 + f64, M 43 s / 46 s
 #   model         B 30   build/bmm-model --suite/--sweep (CPU), f32 and f64
 #                        (the dtypes its constants were fitted on), suite and
 #                        sweep at once: E 11 s (dev VM under load). Skipped,
@@ -49,31 +49,35 @@
 #                        clang++: the H100 machine), with the command to run
 #                        here afterwards
 #   peers (jax, triton): suite only (44 rows, each compiled), B 100 / 40,
-#                        M 65 / 17 s; their sweep is step peers_sweep
+#                        M 65 / 17 s, 79 / 26 s; their sweep is step
+#                        peers_sweep
 #   sanitize      over bench_gpu --sanitize (every suite row x every claiming
-#                        strategy: 580 runs, batch cut to 2^24 multiply-adds;
+#                        strategy: 660 runs, batch cut to 2^24 multiply-adds;
 #                        square1024 as 256^3): memcheck B 30, M 4 s; initcheck
-#                        B 30, M 3 s; racecheck last, B 75, at 2^18 (64^3
-#                        squares): E 50 s (at 2^22 it timed out at 75 s after
-#                        155 runs)
+#                        B 30, M 3 s; racecheck last, B 60, at 2^14 (squares
+#                        as 16^3, seed rows >= 109 entries): M 38 s on H200
+#                        (at 2^22 it timed out at 75 s after 155 runs on the
+#                        H100, at 2^18 after 236 on the H200)
+#   tune          B 150  bmm-tune-cuda with cuBLAS, tools/grids/cuda.txt (L2
+#                        flushed before every timed call), validated on the
+#                        suite less square1024: M 84 s on H200 (grid and
+#                        suite; on the H100 the grid took 41 s, then the
+#                        square1024 host checks ran it out of time)
 #   report        B 30   bench/report.py -> RESULTS_generated.md + PNGs, E 5 s
 #   (call 2)
 #   model_dtypes  B 45   bmm-model --suite for f16, bf16, c64, c128 (CPU,
 #                        27 s on the dev VM; predictions not yet calibrated)
-#   tune          B 150  bmm-tune-cuda with cuBLAS, tools/grids/cuda.txt (L2
-#                        flushed before every timed call), validated on the
-#                        suite less square1024: M 41 s for the grid (without
-#                        cuBLAS); E 45 s for the suite (its host checks; the
-#                        square1024 rows alone took ~40 s per dtype)
-#   peers_sweep   jax B 130, triton B 30: the 92 sweep rows, each compiled,
-#                        M 88 / 7 s
+#   peers_sweep   jax B 150, triton B 30: the 92 sweep rows, each compiled,
+#                        M 88 / 7 s (H100), 120 / 9 s (H200)
 #   sanitize_tests memcheck B 90, initcheck 60, racecheck 120 over test_cuda
 #                        --quick (12k forced runs, tunables, graph, errors):
 #                        E unknown, last; racecheck will likely be cut
-# Sum for call 1: M+E about 340 s on a warm machine (builds kept), 380-420 s
-# on a fresh one, of the 540; call 2: about 190-230 s before sanitize_tests,
+# Sum for call 1: M about 460 s with the builds kept (prebuilt and carried,
+# as in both runs), of the 540; call 2: about 140 s before sanitize_tests,
 # which get what is left (reported; each step's rows are written as they
-# finish).
+# finish). A session has 15 min of device time: call 1 plus the machine's
+# start (~1.5 min) leaves ~5 min, so call 2 must follow at once (H200 run:
+# GPU_CHECK_BUDGET=215, 140 s).
 set -u
 OUT=${1:?usage: bench/gpu_check.sh OUTDIR}
 cd "$(dirname "$0")/.." || exit 1
@@ -105,7 +109,7 @@ ALL_STEPS="tests bench sweep model peers sanitize sanitize_tests model_dtypes pe
 if [ -n "$DRY" ]; then # every step of both calls: all the plumbing
   STEPS=" ${GPU_CHECK_STEPS:-$ALL_STEPS} "
 else
-  STEPS=" ${GPU_CHECK_STEPS:-tests bench sweep model peers sanitize report} "
+  STEPS=" ${GPU_CHECK_STEPS:-tests bench sweep model peers sanitize tune report} "
 fi
 want() { case $STEPS in *" $1 "*) return 0 ;; esac; return 1; }
 CC_GPU=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
@@ -397,8 +401,10 @@ fi
 # aside), small batches, each result checked. racecheck last and on smaller
 # products: it instruments every shared-memory access and ran ~0.45 s per
 # variant at 2^22 multiply-adds (155 of 580 in 75 s; memcheck did all 580 at
-# 2^24 in 4 s; H100, 2026-11-26): at 2^18 squares run 64^3 and seed rows keep
-# >= 1747 entries, ~24M multiply-adds per dtype, est. 50 s for the suite
+# 2^24 in 4 s; H100, 2026-11-26); at 2^18 the H200 got through 236 of 660 in
+# 75 s. At 2^14 all 660 took 38 s (H200, 0 hazards): squares run as 16^3 (one
+# tile; multi-tile borders are covered by memcheck here and by the emulator's
+# race checks), seed rows keep >= 109 entries, several per block
 sanitize() { # step-name prefix, program and arguments, budgets memcheck initcheck racecheck
   local prefix=$1 prog=$2 bm=$3 bi=$4 br=$5 tool b extra p
   if [ -z "$DRY" ] && ! command -v compute-sanitizer > /dev/null; then
@@ -411,7 +417,7 @@ sanitize() { # step-name prefix, program and arguments, budgets memcheck initche
     case $tool in
       memcheck) b=$bm extra="--leak-check full" ;;
       initcheck) b=$bi extra="" ;;
-      racecheck) b=$br extra="" p=${prog/--sanitize/--sanitize-macs 262144} ;;
+      racecheck) b=$br extra="" p=${prog/--sanitize/--sanitize-macs 16384} ;;
     esac
     if [ -n "$DRY" ]; then
       step "$prefix$tool" "$b" "dry compute-sanitizer --tool $tool $extra $p; echo '========= ERROR SUMMARY: 0 errors (SYNTHETIC)'"
@@ -420,9 +426,10 @@ sanitize() { # step-name prefix, program and arguments, budgets memcheck initche
     fi
   done
 }
-want sanitize && sanitize "" "$BIN/bench_gpu --sanitize --require-gpu" 30 30 75
-# call 2: the measured steps first (tune ~90 s est., peers_sweep 95 s), then
-# the sanitizers over the tests, whose times are not known yet
+want sanitize && sanitize "" "$BIN/bench_gpu --sanitize --require-gpu" 30 30 60
+# tune (call 1: the measured table, 84 s on the H200); then call 2's
+# peers_sweep (130 s) and the sanitizers over the tests, whose times are not
+# known yet
 if want tune; then
   if [ -n "$DRY" ]; then # the real program and grid: it parses them, measures nothing
     step tune 150 "$BIN/bmm-tune-cuda --list && $BIN/bmm-tune-cuda --list --quick > /dev/null"
@@ -433,7 +440,7 @@ if want tune; then
   fi
 fi
 if want peers_sweep; then
-  peer jax 130 "--sweep --no-suite" peers_sweep_jax
+  peer jax 150 "--sweep --no-suite" peers_sweep_jax
   peer triton 30 "--sweep --no-suite" peers_sweep_triton
 fi
 want sanitize_tests && sanitize "tests_" "$BIN/test_cuda --quick" 90 60 120

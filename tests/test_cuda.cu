@@ -888,6 +888,10 @@ static int test_no_device(void) {
                 {86, "tables/sm80.txt"},
                 {0, "tables/generic.txt"},
                 {75, "tables/generic.txt"}};
+  static const struct {
+    int arch;
+    const char *file;
+  } device_tables[] = {{90, "tables/sm90_h200.txt"}};
   static char want[16384], got[16384];
   static bmm_table_rule rules[BMM_TABLE_MAX_RULES];
   float x[64] = {0};
@@ -977,6 +981,31 @@ static int test_no_device(void) {
     result(s == BMM_OK, "default table for arch %d passes bmm_set_table's checks: %s",
            tables[t].arch, bmm_last_error());
     bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
+  }
+  /* a device's own table (loaded with BMM_TABLE_FILE) only adds rules in
+     front of its arch's default: every compiled rule still there, in order */
+  for (t = 0; t < sizeof device_tables / sizeof device_tables[0]; ++t) {
+    bmm_table_rule dflt[BMM_TABLE_MAX_RULES];
+    char *text = read_text(device_tables[t].file);
+    int n = 0, m = 0, i = 0, j = 0;
+    if (device_tables[t].arch == TEST_OVERRIDDEN_ARCH) continue;
+    s = text ? bmm_table_parse(text, rules, BMM_TABLE_MAX_RULES, &n) : BMM_BAD_TABLE;
+    free(text);
+    if (s == BMM_OK) s = bmm_set_table(BMM_BACKEND_CUDA, rules, n);
+    bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
+    result(s == BMM_OK, "%s parses and passes bmm_set_table's checks: %s", device_tables[t].file,
+           bmm_last_error());
+    if (s != BMM_OK) continue;
+    bmm_table_get(BMM_BACKEND_CUDA, device_tables[t].arch, dflt, BMM_TABLE_MAX_RULES, &m);
+    for (; i < n && j < m; ++i) {
+      char a[512], b[512];
+      bmm_table_format(rules + i, 1, a, sizeof a);
+      bmm_table_format(dflt + j, 1, b, sizeof b);
+      if (strcmp(a, b) == 0) ++j;
+    }
+    result(m > 0 && j == m,
+           "%s holds the %d rules of the compiled arch-%d table in order (%d found)",
+           device_tables[t].file, m, device_tables[t].arch, j);
   }
   print_failures();
   return bmmx_summary();
