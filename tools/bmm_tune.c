@@ -704,6 +704,51 @@ typedef struct bmmt_suite_row {
   int overridden;
 } bmmt_suite_row;
 
+/* The dtypes the grid measured. The others keep the default table's rules:
+   the tuned catch-all is narrowed to the measured dtypes and the default's
+   rules that can see another dtype follow it, narrowed to those, its own
+   catch-all last and whole. H200, 2026-11-26: the grid held f32 and f64, its
+   catch-all took c64 and c128 (up to 10.7x slower) and the 64-rule limit
+   left no room to override them (bench/notes/gpu_check.md). */
+static const char *bmmt__dtype_list(unsigned dts) {
+  static char s[128];
+  int d;
+  s[0] = 0;
+  for (d = BMM_DTYPE_UNSET + 1; d < BMM_DTYPE_COUNT; ++d)
+    if (dts & BMM_DT(d))
+      snprintf(s + strlen(s), sizeof s - strlen(s), "%s%s", s[0] ? "," : "",
+               bmm_dtype_name((bmm_dtype)d));
+  return s;
+}
+static unsigned bmmt_measured_dtypes(const bmmt_point *pts, int npts) {
+  unsigned d = 0;
+  int i;
+  for (i = 0; i < npts; ++i)
+    d |= BMM_DT(pts[i].dtype);
+  return d;
+}
+static int bmmt_default_tail(const bmm_table_rule *dflt, int nd, unsigned measured,
+                             bmm_table_rule *out) {
+  const unsigned all = (1u << BMM_DTYPE_COUNT) - 2u;
+  int i, n = 0;
+  if ((measured & all) == all) return 0;
+  for (i = 0; i < nd; ++i) {
+    unsigned dt = dflt[i].dtypes ? dflt[i].dtypes : all;
+    char note[BMM_NOTE_LEN + 32];
+    size_t len;
+    if (i < nd - 1 && !(dt & ~measured)) continue;
+    out[n] = dflt[i];
+    if (i < nd - 1) out[n].dtypes = dt & ~measured;
+    snprintf(note, sizeof note, "default, not in the grid: %s", dflt[i].note);
+    len = strlen(note);
+    if (len >= BMM_NOTE_LEN) len = BMM_NOTE_LEN - 1;
+    memcpy(out[n].note, note, len);
+    out[n].note[len] = 0;
+    bmmt__clean_note(out[n++].note); /* a cut may end in a space */
+  }
+  return n;
+}
+
 static int bmmt_validate(bmmt_state *S, const char *path, const bmmt_grid *g,
                          const bmm_table_rule *dflt, int nd, bmm_table_rule *tuned, int *nt,
                          const char *note_prefix, char *summary, size_t sumlen) {
@@ -1129,7 +1174,32 @@ int BMMT_MAIN(int argc, char **argv) {
   if (bmmt_measure(&S, &g, pts, &npts, times) < 0) return 1;
 
   opt.backend = S.be, opt.tie = tie / 100.0, opt.max_rules = max_rules, opt.note = prefix;
-  nt = bmmt_compress(pts, npts, g.cfg, g.ncfg, times, &opt, tuned, BMM_TABLE_MAX_RULES);
+  {
+    static bmm_table_rule tail[BMM_TABLE_MAX_RULES];
+    unsigned measured = bmmt_measured_dtypes(pts, npts);
+    int ntail = bmmt_default_tail(dflt, nd, measured, tail), budget;
+    /* room for the default's rules and a few of the suite's overrides */
+    budget = (max_rules ? max_rules : BMM_TABLE_MAX_RULES) - ntail - (ntail ? 8 : 0);
+    if (ntail && budget < 4) {
+      fprintf(stderr,
+              "bmm-tune: the default's %d rules for the dtypes the grid leaves out "
+              "leave too few rules for the grid's (%d): --max-rules or a grid with "
+              "every dtype\n",
+              ntail, budget);
+      return 1;
+    }
+    if (ntail) opt.max_rules = budget;
+    nt = bmmt_compress(pts, npts, g.cfg, g.ncfg, times, &opt, tuned, BMM_TABLE_MAX_RULES);
+    if (nt >= 1 && ntail) {
+      tuned[nt - 1].dtypes = measured; /* the grid's catch-all, for its dtypes */
+      memcpy(tuned + nt, tail, (size_t)ntail * sizeof *tail);
+      nt += ntail;
+      fprintf(stderr,
+              "bmm-tune: the grid measured %s only: %d rules of the default table keep "
+              "the other dtypes\n",
+              bmmt__dtype_list(measured), ntail);
+    }
+  }
   if (nt < 1) {
     fprintf(stderr, "bmm-tune: compression failed\n");
     return 1;
