@@ -239,6 +239,10 @@ export -f dry
   echo "date=$(date -u '+%Y-%m-%d %H:%M:%S UTC')"
   echo "command=${GPU_CHECK_DRY_RUN:+GPU_CHECK_DRY_RUN=1 }GPU_CHECK_STEPS='${STEPS# }' bench/gpu_check.sh $1"
   echo "git=$(git rev-parse HEAD 2> /dev/null || echo unknown)$(git status --porcelain 2> /dev/null | grep -q . && echo ' (+ uncommitted changes)')"
+  # the device's copy of the tree may carry a stale HEAD (H200 run, 2026-11-26:
+  # f546f90 + changes for c080c4d's files): the sources' git blob ids name the
+  # code whatever HEAD says (`git log --find-object=ID` finds its commits)
+  echo "sources=$(for f in bmm.h bmm_cpu.h bmm_cuda.cuh; do printf '%s:%s ' "$f" "$(git hash-object "$f" 2> /dev/null | cut -c1-12)"; done)"
   echo "gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv,noheader 2> /dev/null | head -1)"
   echo "arch=sm_$CC_GPU"
   [ -n "$DRY" ] && echo "dry_run=1 (no GPU: every GPU figure below is SYNTHETIC)"
