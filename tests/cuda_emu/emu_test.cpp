@@ -642,6 +642,12 @@ static void check_explain(void) {
        " sums=4x4"},
       {BMM_F64, 7, 3, 1, 25, BMMX_SHARED_B_BIAS, BMM_CUDA_FIXED, "bmm__cuda_fixed4x1<double>",
        " sums=4x1"},
+      /* the sm_90 rules the H200 measured (2026-11-26) */
+      {BMM_F32, 300, 4, 4, 4, BMMX_ROWMAJOR, BMM_STRATEGY_AUTO, "bmm__cuda_fixed4x4<float>",
+       " sums=4x4"},
+      {BMM_F32, 1000, 3, 1, 25, BMMX_BATCH_INNER, BMM_STRATEGY_AUTO, "bmm__cuda_batch_inner<float>",
+       ""},
+      {BMM_F64, 1000, 3, 1, 25, BMMX_BATCH_INNER, BMM_STRATEGY_AUTO, "bmm__cuda_loop<double>", ""},
   };
   char names[2][64];
   size_t e;
