@@ -386,6 +386,8 @@ enum { BMM_TUNABLE_COUNT = 0 BMM_TUNABLES(BMM__TUNABLE_ONE) };
 #undef BMM__TUNABLE_ONE
 
 #define BMM_DT(d) (1u << (d))
+/* every dtype's bit (bit 0, BMM_DTYPE_UNSET, is none) */
+#define BMM__DT_ALL ((1u << BMM_DTYPE_COUNT) - 2u)
 
 /* One rule by field name, every field not named 0 (= any / default):
      BMM_RULE(.layouts = BMM_L_BATCH_INNER, .k_max = 10, .strategy = BMM_CUDA_LOOP,
@@ -1173,8 +1175,7 @@ static int bmm__table_lookup_compiled(const bmm_table_rule *rules, int count, co
 }
 
 static int bmm__rule_is_catch_all(const bmm_table_rule *r) {
-  return (r->dtypes == 0 ||
-          (r->dtypes & ((1u << BMM_DTYPE_COUNT) - 2u)) == ((1u << BMM_DTYPE_COUNT) - 2u)) &&
+  return (r->dtypes == 0 || (r->dtypes & BMM__DT_ALL) == BMM__DT_ALL) &&
          (r->layouts == 0 || (r->layouts & BMM_L_ALL) == BMM_L_ALL) && r->m_min == 0 &&
          r->m_max == 0 && r->n_min == 0 && r->n_max == 0 && r->k_min == 0 && r->k_max == 0 &&
          r->batch_min == 0 && r->batch_max == 0;
@@ -1208,7 +1209,7 @@ static bmm_status bmm__check_table_at(bmm_backend be, const bmm_table_rule *rule
       return bmm__fail(BMM_BAD_TABLE, "%s table rule %d: strategy %s is not a %s strategy",
                        bmm_backend_name(be), i, bmm_strategy_name(r->strategy),
                        bmm_backend_name(be));
-    if ((r->dtypes & ~((1u << BMM_DTYPE_COUNT) - 2u)) || (r->layouts & ~BMM_L_ALL))
+    if ((r->dtypes & ~BMM__DT_ALL) || (r->layouts & ~BMM_L_ALL))
       return bmm__fail(BMM_BAD_TABLE, "%s table rule %d: unknown dtype or layout bits",
                        bmm_backend_name(be), i);
     if (r->m_min < 0 || r->n_min < 0 || r->k_min < 0 || r->batch_min < 0 || r->m_max < 0 ||
@@ -1450,19 +1451,25 @@ static void bmm__put_range(bmm__buf *b, int64_t lo, int64_t hi, int width) {
   bmm__put(b, " %-*s", width, s);
 }
 
+/* A dtype mask as the table text writes it: "*" for 0, else "f32,c64,..."
+   (the tuner prints its masks with it too). Returns s. */
+static const char *bmm__dtype_names(unsigned dtypes, char *s, size_t len) {
+  size_t n = 0;
+  int i;
+  s[0] = 0;
+  if (dtypes == 0) snprintf(s, len, "*");
+  for (i = 1; dtypes && i < BMM_DTYPE_COUNT && n < len; ++i)
+    if (dtypes & BMM_DT(i))
+      n += (size_t)snprintf(s + n, len - n, "%s%s", n ? "," : "", bmm_dtype_name((bmm_dtype)i));
+  return s;
+}
+
 /* width 0: compact (explain); else aligned columns (files) */
 static void bmm__put_rule(bmm__buf *b, const bmm_table_rule *r, int width) {
   char s[96];
   size_t n = 0;
   int i;
-  s[0] = 0;
-  if (r->dtypes == 0) n += (size_t)snprintf(s, sizeof s, "*");
-  for (i = 1; r->dtypes && i < BMM_DTYPE_COUNT; ++i)
-    if (r->dtypes & BMM_DT(i))
-      n +=
-          (size_t)snprintf(s + n, sizeof s - n, "%s%s", n ? "," : "", bmm_dtype_name((bmm_dtype)i));
-  bmm__put(b, "%-*s", width ? 8 : 0, s);
-  n = 0;
+  bmm__put(b, "%-*s", width ? 8 : 0, bmm__dtype_names(r->dtypes, s, sizeof s));
   if (r->layouts == 0) n += (size_t)snprintf(s, sizeof s, "*");
   for (i = 0; r->layouts && i < BMM_LAYOUT_COUNT; ++i)
     if (r->layouts & (1u << i))

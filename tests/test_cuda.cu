@@ -880,18 +880,16 @@ static char *read_text(const char *path) {
 }
 
 static int test_no_device(void) {
-  static const struct {
+  typedef struct {
     int arch;
     const char *file;
-  } tables[] = {{90, "tables/sm90.txt"},
-                {80, "tables/sm80.txt"},
-                {86, "tables/sm80.txt"},
-                {0, "tables/generic.txt"},
-                {75, "tables/generic.txt"}};
-  static const struct {
-    int arch;
-    const char *file;
-  } device_tables[] = {{90, "tables/sm90_h200.txt"}};
+  } table_file;
+  static const table_file tables[] = {{90, "tables/sm90.txt"},
+                                      {80, "tables/sm80.txt"},
+                                      {86, "tables/sm80.txt"},
+                                      {0, "tables/generic.txt"},
+                                      {75, "tables/generic.txt"}};
+  static const table_file device_tables[] = {{90, "tables/sm90_h200.txt"}};
   static char want[16384], got[16384];
   static bmm_table_rule rules[BMM_TABLE_MAX_RULES];
   float x[64] = {0};

@@ -710,16 +710,6 @@ typedef struct bmmt_suite_row {
    catch-all last and whole. H200, 2026-11-26: the grid held f32 and f64, its
    catch-all took c64 and c128 (up to 10.7x slower) and the 64-rule limit
    left no room to override them (bench/notes/gpu_check.md). */
-static const char *bmmt__dtype_list(unsigned dts) {
-  static char s[128];
-  int d;
-  s[0] = 0;
-  for (d = BMM_DTYPE_UNSET + 1; d < BMM_DTYPE_COUNT; ++d)
-    if (dts & BMM_DT(d))
-      snprintf(s + strlen(s), sizeof s - strlen(s), "%s%s", s[0] ? "," : "",
-               bmm_dtype_name((bmm_dtype)d));
-  return s;
-}
 static unsigned bmmt_measured_dtypes(const bmmt_point *pts, int npts) {
   unsigned d = 0;
   int i;
@@ -729,11 +719,10 @@ static unsigned bmmt_measured_dtypes(const bmmt_point *pts, int npts) {
 }
 static int bmmt_default_tail(const bmm_table_rule *dflt, int nd, unsigned measured,
                              bmm_table_rule *out) {
-  const unsigned all = (1u << BMM_DTYPE_COUNT) - 2u;
   int i, n = 0;
-  if ((measured & all) == all) return 0;
+  if ((measured & BMM__DT_ALL) == BMM__DT_ALL) return 0;
   for (i = 0; i < nd; ++i) {
-    unsigned dt = dflt[i].dtypes ? dflt[i].dtypes : all;
+    unsigned dt = dflt[i].dtypes ? dflt[i].dtypes : BMM__DT_ALL;
     char note[BMM_NOTE_LEN + 32];
     size_t len;
     if (i < nd - 1 && !(dt & ~measured)) continue;
@@ -1176,6 +1165,7 @@ int BMMT_MAIN(int argc, char **argv) {
   opt.backend = S.be, opt.tie = tie / 100.0, opt.max_rules = max_rules, opt.note = prefix;
   {
     static bmm_table_rule tail[BMM_TABLE_MAX_RULES];
+    char names[96];
     unsigned measured = bmmt_measured_dtypes(pts, npts);
     int ntail = bmmt_default_tail(dflt, nd, measured, tail), budget;
     /* room for the default's rules and a few of the suite's overrides */
@@ -1197,7 +1187,7 @@ int BMMT_MAIN(int argc, char **argv) {
       fprintf(stderr,
               "bmm-tune: the grid measured %s only: %d rules of the default table keep "
               "the other dtypes\n",
-              bmmt__dtype_list(measured), ntail);
+              bmm__dtype_names(measured, names, sizeof names), ntail);
     }
   }
   if (nt < 1) {

@@ -436,7 +436,6 @@ static inline int bmmt_compress(const bmmt_point *pts, int npts, const bmm_table
   int *wins = (int *)calloc((size_t)npts + 1, sizeof *wins);
   int ng = 0, i, j, used = 0, nt = 0, nbox, changed, result = -1;
   int max_rules = opt->max_rules > 0 ? opt->max_rules : BMM_TABLE_MAX_RULES;
-  const unsigned all_dt = (1u << BMM_DTYPE_COUNT) - 2u;
   bmm_table_rule catch_all;
   if (!it || !g || !pool || !tab || !wins) goto done;
 
@@ -532,7 +531,7 @@ static inline int bmmt_compress(const bmmt_point *pts, int npts, const bmm_table
         }
   } while (changed);
   for (i = 0; i < nt; ++i) {
-    if (tab[i].dtypes == all_dt) tab[i].dtypes = 0;
+    if (tab[i].dtypes == BMM__DT_ALL) tab[i].dtypes = 0;
     if (tab[i].layouts == BMM_L_ALL) tab[i].layouts = 0;
   }
   tab[nt++] = catch_all;
