@@ -625,11 +625,13 @@ BMM__INLINE void bmm__cpu_pf_entry(bmm__cpu_pf *pf) {
 #if BMM__CPU_VREGS >= 32
 #define BMM__BLK_MR 8
 #define BMM__BLK_TILE_ROWS(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8)
-/* and R x 4-vector tiles: 4 R sums + 4 of B + 1 of A */
-#define BMM__BLK_MR4 4
-#define BMM__BLK_TILE4_ROWS(X) X(1) X(2) X(3) X(4)
+/* and R x 4-vector tiles where B is read in place: 4 R sums + 4 of B + 1 of
+   A, R <= 6 (29 registers). 24 sums, not 16, hide more of the FMA latency:
+   1.03-1.19x the 8 x 2 tile's rate at 64^3..256^3 in cache on an Intel Xeon
+   (bench/notes/cpu.md, "6 x 4 tiles") */
+#define BMM__BLK_MR4 6
+#define BMM__BLK_TILE4_ROWS(X) X(1) X(2) X(3) X(4) X(5) X(6)
 #define BMM__BLK_NV4 BMM__CPU_VEXT
-#define BMM__BLK_NV4_BYTES (32 * 1024)
 #else
 #define BMM__BLK_NV4 0
 #define BMM__BLK_MR 6
@@ -2739,7 +2741,7 @@ BMM__CPU_COL_SHAPES(BMM__COL_DEF)
 /* ---- cpu_blocked: an R x NV-vector register tile, B in place or packed ----
    The tile holds R <= MR rows by NV <= 2 vectors of C in named variables (with
    AVX2: 12 sums, 2 rows of B and a broadcast fill the 16 ymm registers; with
-   32 registers also R <= 4 rows by 4 vectors, written straight to C) and,
+   32 registers also R <= 6 rows by 4 vectors, written straight to C) and,
    per step of k, reads NV contiguous vectors of one B row and one A element per
    row. R and NV are constants of each tile kernel: dead rows and vectors
    vanish, so the bottom edge needs no copy and no padding. B is read where it
@@ -2863,7 +2865,7 @@ BMM__INLINE void BMM__FN(tile)(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t
   enum { VL = BMM__CPU_VBYTES / (int)sizeof(BMM__T) };
   BMM__VEC c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0}, c30 = {0}, c31 = {0};
   BMM__VEC c40 = {0}, c41 = {0}, c50 = {0}, c51 = {0}, c60 = {0}, c61 = {0}, c70 = {0}, c71 = {0};
-  /* 4-vector tiles (R <= 4) only */
+  /* 4-vector tiles (R <= 6) only */
   BMM__VEC c02 = {0}, c03 = {0}, c12 = {0}, c13 = {0}, c22 = {0}, c23 = {0}, c32 = {0}, c33 = {0};
   BMM__VEC c42 = {0}, c43 = {0}, c52 = {0}, c53 = {0}, c62 = {0}, c63 = {0}, c72 = {0}, c73 = {0};
   BMM__VEC b0 = {0}, b1 = {0}, b2 = {0}, b3 = {0};
@@ -2994,10 +2996,11 @@ static const BMM__FN(tile_fn)
     BMM__FN(tiles)[BMM__BLK_MR][2] = {BMM__BLK_TILE_ROWS(BMM__BLK_TILE_ENTRY)};
 #undef BMM__BLK_TILE_ENTRY
 #if BMM__BLK_NV4
-/* 4-vector tiles of R <= 4 rows, straight to C (d, full width only): per
-   step of k 4 B vectors and 4 broadcasts for 16 FMAs, where two 8 x 2 tiles
-   take 20 loads for 32. Only where B stays in L1 (BMM__BLK_NV4_BYTES): they
-   read B once per 4 rows, not 8, and from L2 that cost square128 1.2x. */
+/* 4-vector tiles of R <= 6 rows, straight to C (d, full width only): per
+   step of k 4 B vectors and 6 broadcasts for 24 FMAs, where 8 x 2 tiles take
+   10 loads for 16. They read B once per 6 rows, not 8: 4-row tiles did so
+   once per 4 and, with B in L2 (square128), ran 1.2x slower on Zen 5; 6-row
+   ones ran 1.09x faster there on an Intel Xeon (Zen 5 not measured since). */
 #define BMM__BLK_TILE4_DEF(R) BMM__BLK_TILE_FN(R, 4)
 BMM__BLK_TILE4_ROWS(BMM__BLK_TILE4_DEF)
 #undef BMM__BLK_TILE4_DEF
@@ -3148,10 +3151,14 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
          prefetch"); 2 or 4 entries ahead gained nothing more. */
       const char *an = NULL, *bn = NULL;
       int64_t na = 0, nb = 0, pa = 0, pb = 0, blk = 0;
-      const int64_t nblk = bmm__ceil_div(i1 - i0, MR);
 #if BMM__BLK_NV4
-      const int nv4 = ccs == 1 && k * n * sz <= BMM__BLK_NV4_BYTES;
+      /* 4 vectors wide where C's rows hold them: then row blocks of MR4 */
+      const int nv4 = ccs == 1 && n >= 2 * NR;
+      const int64_t st = nv4 ? BMM__BLK_MR4 : MR;
+#else
+      const int64_t st = MR;
 #endif
+      const int64_t nblk = bmm__ceil_div(i1 - i0, st);
       if (ch->prefetch && u + 1 < u1) {
         const BMM__T *A1, *B1;
         BMM__T *C1;
@@ -3160,8 +3167,8 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
         na = acs == 1 && ars == k ? m * k * sz : 0;
         nb = B1 != B && brs == n ? k * n * sz : 0; /* a shared B stays in cache */
       }
-      for (ir = i0; ir < i1; ir += MR, ++blk) {
-        const int64_t h = i1 - ir < (int64_t)MR ? i1 - ir : (int64_t)MR;
+      for (ir = i0; ir < i1; ir += st, ++blk) {
+        const int64_t h = i1 - ir < st ? i1 - ir : st;
         for (; pa < na * (blk + 1) / nblk; pa += 64)
           __builtin_prefetch(an + pa);
         for (; pb < nb * (blk + 1) / nblk; pb += 64)
@@ -3169,14 +3176,10 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
         for (jr = 0; jr + NR <= n; jr += NR) {
           BMM__T *ct = C + ir * crs + jr * ccs;
 #if BMM__BLK_NV4
-          if (nv4 && jr + 2 * NR <= n) { /* 4 vectors wide: 4-row tiles */
-            int64_t r0;
-            for (r0 = 0; r0 < h; r0 += BMM__BLK_MR4) {
-              const int64_t hh = h - r0 < BMM__BLK_MR4 ? h - r0 : BMM__BLK_MR4;
-              BMM__FN(tiles4)
-              [hh - 1](k, A + (ir + r0) * ars, ars, acs, B + jr, brs, 2 * NR, out,
-                       BMM__FN(blk_dst_at)(&dst, ct + r0 * crs, jr, nt));
-            }
+          if (nv4 && jr + 2 * NR <= n) { /* 4 vectors wide */
+            BMM__FN(tiles4)
+            [h - 1](k, A + ir * ars, ars, acs, B + jr, brs, 2 * NR, out,
+                    BMM__FN(blk_dst_at)(&dst, ct, jr, nt));
             jr += NR; /* and the loop's NR */
             continue;
           }
