@@ -3055,37 +3055,37 @@ static BMM__VEXT_ATTR void BMM__FN(blk_store)(const bmm_plan *pl, BMM__T *cp, in
     BMM__FN(store)(pl, cp + i * crs, ccs, out + i * NR, cnt, j0, 1, 0);
 }
 
-/* kc x nc of B (at b, strides brs, bcs) into NR-column panels at bp, panel
-   jr / NR at bp + jr * kc, row l of it at + l * NR, zero-padded to NR. The
+/* kc x nc of B (at b, strides brs, bcs) into pw-column panels at bp (pw:
+   the tile's width, 2 or 4 vectors), panel jr / pw at bp + jr * kc, row l of
+   it at + l * pw, zero-padded to pw. The
    loop runs along B's contiguous direction: row-major B a row at a time
    across the panels (one sequential read of nc elements), else a panel at a
    time down the rows; the old panel-first order read a row-major B in
    NR-element pieces kc rows apart, a stride the prefetchers do not follow
    (bench/notes/cpu.md, "blocked packing"). */
 BMM__INLINE void BMM__FN(blk_pack)(const BMM__T *b, int64_t brs, int64_t bcs, int64_t kc,
-                                   int64_t nc, BMM__T *bp) {
-  enum { NR = 2 * BMM__CPU_VBYTES / (int)sizeof(BMM__T) };
+                                   int64_t nc, int64_t pw, BMM__T *bp) {
   int64_t l, jr, j;
   if (bcs == 1) {
     for (l = 0; l < kc; ++l)
-      for (jr = 0; jr < nc; jr += NR) {
-        const int64_t wr = nc - jr < (int64_t)NR ? nc - jr : (int64_t)NR;
-        BMM__T *dst = bp + jr * kc + l * NR;
+      for (jr = 0; jr < nc; jr += pw) {
+        const int64_t wr = nc - jr < pw ? nc - jr : pw;
+        BMM__T *dst = bp + jr * kc + l * pw;
         for (j = 0; j < wr; ++j)
           dst[j] = b[l * brs + jr + j];
-        for (; j < NR; ++j)
+        for (; j < pw; ++j)
           dst[j] = 0;
       }
     return;
   }
-  for (jr = 0; jr < nc; jr += NR) {
-    const int64_t wr = nc - jr < (int64_t)NR ? nc - jr : (int64_t)NR;
+  for (jr = 0; jr < nc; jr += pw) {
+    const int64_t wr = nc - jr < pw ? nc - jr : pw;
     BMM__T *dst = bp + jr * kc;
     for (l = 0; l < kc; ++l) {
       for (j = 0; j < wr; ++j)
-        dst[l * NR + j] = b[l * brs + (jr + j) * bcs];
-      for (; j < NR; ++j)
-        dst[l * NR + j] = 0;
+        dst[l * pw + j] = b[l * brs + (jr + j) * bcs];
+      for (; j < pw; ++j)
+        dst[l * pw + j] = 0;
     }
   }
 }
@@ -3215,12 +3215,50 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
     }
     for (jc = j0; jc < j1; jc += NC) {
       const int64_t nc = n - jc < (int64_t)NC ? n - jc : (int64_t)NC;
+#if BMM__BLK_NV4
+      /* one KC block: 4-vector panels and 6-row tiles, straight to C (their
+         sums stay in registers; held sums over KC blocks keep 2-vector
+         ones). 1.2x the 8 x 2 tile's rate at 256^3 f64 on an Intel Xeon
+         (bench/notes/cpu.md, "6 x 4 tiles") */
+      const int p4 = k <= BMM__BLK_KC && ccs == 1 && nc >= 2 * NR;
+      const int64_t pw = p4 ? 2 * NR : NR, st = p4 ? BMM__BLK_MR4 : MR;
+#else
+      const int64_t pw = NR, st = MR;
+#endif
       for (pc = 0; pc < k; pc += BMM__BLK_KC) {
         const int64_t kc = k - pc < BMM__BLK_KC ? k - pc : BMM__BLK_KC;
-        BMM__FN(blk_pack)(B + pc * brs + jc * bcs, brs, bcs, kc, nc, bp);
-        for (ir = i0; ir < i1; ir += MR) {
-          const int64_t h = i1 - ir < (int64_t)MR ? i1 - ir : (int64_t)MR;
+        BMM__FN(blk_pack)(B + pc * brs + jc * bcs, brs, bcs, kc, nc, pw, bp);
+        for (ir = i0; ir < i1; ir += st) {
+          const int64_t h = i1 - ir < st ? i1 - ir : st;
           const BMM__T *at = A + ir * ars + pc * acs;
+#if BMM__BLK_NV4
+          if (p4) {
+            for (jr = 0; jr < nc; jr += pw) {
+              const int64_t wr = nc - jr < pw ? nc - jr : pw;
+              BMM__T *ct = C + ir * crs + jc + jr;
+              int64_t js;
+              if (wr == pw) {
+                BMM__FN(tiles4)
+                [h - 1](kc, at, ars, acs, bp + jr * kc, pw, pw, out,
+                        BMM__FN(blk_dst_at)(&dst, ct, jc + jr, nt));
+                continue;
+              }
+              /* the last, narrower panel (zero-padded to pw) in 2-vector
+                 tiles */
+              for (js = 0; js < wr; js += NR) {
+                const int64_t w2 = wr - js < (int64_t)NR ? wr - js : (int64_t)NR;
+                const int64_t tw = w2 > VL ? NR : VL;
+                const int full = w2 == tw;
+                BMM__FN(tiles)
+                [h - 1][w2 > VL](kc, at, ars, acs, bp + jr * kc + js, pw, tw, out,
+                                 full ? BMM__FN(blk_dst_at)(&dst, ct + js, jc + jr + js, nt)
+                                      : NULL);
+                if (!full) BMM__FN(blk_store)(pl, ct + js, crs, ccs, out, h, w2, jc + jr + js, nt);
+              }
+            }
+            continue;
+          }
+#endif
           for (jr = 0; jr < nc; jr += NR) {
             const int64_t wr = nc - jr < (int64_t)NR ? nc - jr : (int64_t)NR;
             /* the panel is zero-padded to NR: the tile's full-width path */

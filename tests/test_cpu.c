@@ -981,13 +981,16 @@ static void test_random_batch1000(void) {
 /* Past the grid: sizes across the kernels' blocking borders (tiles of 6 and
    8-64 columns, 96-row and 256-deep blocks, 256-entry chunks, 96-row work
    units of one entry), with beta and bias on the paths that add a second k
-   block. The last three: cpu_blocked's 4-vector tiles (AVX-512, n >= 64 f32
-   / 32 f64) ending in 5, 3 and 2 rows, beside 2- and 1-vector columns. */
+   block. The last four: cpu_blocked's 4-vector tiles (AVX-512, n >= 64 f32
+   / 32 f64) ending in 5, 3 and 2 rows, beside 2- and 1-vector columns, B read
+   in place or packed (trans_b, and the last: B of 285 KiB in f32, its last
+   column block 116 wide, past 2 vectors of a 4-vector panel). */
 static void test_random_large(void) {
   static const int64_t shapes[][4] = {
-      {2, 97, 5, 3},     {2, 5, 300, 7},   {2, 7, 5, 600},  {1, 100, 130, 513}, {3, 2, 257, 257},
-      {2, 193, 65, 260}, {5, 1, 1, 1000},  {2, 1, 1000, 1}, {1, 1000, 1, 2},    {600, 2, 3, 4},
-      {300, 1, 1, 300},  {1, 250, 33, 40}, {2, 17, 64, 9},  {3, 15, 100, 20},   {1, 14, 130, 7}};
+      {2, 97, 5, 3},    {2, 5, 300, 7},    {2, 7, 5, 600},   {1, 100, 130, 513},
+      {3, 2, 257, 257}, {2, 193, 65, 260}, {5, 1, 1, 1000},  {2, 1, 1000, 1},
+      {1, 1000, 1, 2},  {600, 2, 3, 4},    {300, 1, 1, 300}, {1, 250, 33, 40},
+      {2, 17, 64, 9},   {3, 15, 100, 20},  {1, 14, 130, 7},  {2, 9, 1140, 64}};
   int s, l, idx = 0;
   for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); ++s)
     for (l = 0; l < BMMX_LAYOUT_COUNT; ++l, ++idx) {
