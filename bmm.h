@@ -1229,6 +1229,24 @@ static bmm_status bmm__check_table_at(bmm_backend be, const bmm_table_rule *rule
     if (r->streams > BMM_MAX_STREAMS)
       return bmm__fail(BMM_BAD_TABLE, "%s table rule %d: streams=%d is more than %d",
                        bmm_backend_name(be), i, r->streams, BMM_MAX_STREAMS);
+    /* CUDA tunables a launch would have to round or clamp (it did, silently:
+       threads=100 ran 128 threads while explain said "from the rule") */
+    if (be == BMM_BACKEND_CUDA && r->threads && (r->threads % 32 || r->threads > 1024))
+      return bmm__fail(BMM_BAD_TABLE,
+                       "cuda table rule %d: threads=%d is not whole warps (a multiple of 32 in "
+                       "32..1024)",
+                       i, r->threads);
+    if (be == BMM_BACKEND_CUDA && r->lanes &&
+        (r->lanes < 2 || r->lanes > 32 || (r->lanes & (r->lanes - 1))))
+      return bmm__fail(BMM_BAD_TABLE, "cuda table rule %d: lanes=%d is not a power of two in 2..32",
+                       i, r->lanes);
+    if (be == BMM_BACKEND_CUDA && r->vec && (r->vec > 16 || (r->vec & (r->vec - 1))))
+      return bmm__fail(BMM_BAD_TABLE,
+                       "cuda table rule %d: vec=%d is not a load width of 1, 2, 4, 8 or 16 "
+                       "bytes",
+                       i, r->vec);
+    if (be == BMM_BACKEND_CUDA && r->tile && r->tile != 32 && r->tile != 64)
+      return bmm__fail(BMM_BAD_TABLE, "cuda table rule %d: tile=%d is not 32 or 64", i, r->tile);
     /* the note is printed as text (explain, bmm_table_format): it must end
        within its array and stay on one line */
     if (!memchr(r->note, 0, sizeof r->note))

@@ -1848,6 +1848,39 @@ static void test_table_set_bad(void) {
   CHECK(strcmp(before, after) == 0, "setting the CUDA table changed the CPU table");
   t[0].strategy = BMM_CPU_REF;
   EXPECT(bmm_set_table(BMM_BACKEND_CUDA, t, 1), BMM_BAD_TABLE, "rule 0", "CPU rule in CUDA table");
+  /* CUDA tunables a launch cannot take as written: refused, not rounded (the
+     edges that are valid beside each) */
+  {
+    static const struct {
+      int threads, lanes, vec, tile, ok;
+      const char *said;
+    } tun[] = {{100, 0, 0, 0, 0, "threads=100"},
+               {1056, 0, 0, 0, 0, "threads=1056"},
+               {1024, 0, 0, 0, 1, NULL},
+               {32, 0, 0, 0, 1, NULL},
+               {0, 3, 0, 0, 0, "lanes=3"},
+               {0, 64, 0, 0, 0, "lanes=64"},
+               {0, 1, 0, 0, 0, "lanes=1"},
+               {0, 2, 0, 0, 1, NULL},
+               {0, 0, 12, 0, 0, "vec=12"},
+               {0, 0, 32, 0, 0, "vec=32"},
+               {0, 0, 1, 0, 1, NULL},
+               {0, 0, 0, 48, 0, "tile=48"},
+               {0, 0, 0, 64, 1, NULL}};
+    char ctx[64];
+    int i;
+    for (i = 0; i < (int)(sizeof tun / sizeof tun[0]); ++i) {
+      t[0] = catch_all, t[0].threads = tun[i].threads, t[0].lanes = tun[i].lanes;
+      t[0].vec = tun[i].vec, t[0].tile = tun[i].tile;
+      snprintf(ctx, sizeof ctx, "CPU rule, tunables #%d", i);
+      EXPECT(bmm_set_table(BMM_BACKEND_CPU, t, 1), BMM_OK, NULL, ctx); /* not CUDA widths */
+      t[0].strategy = BMM_CUDA_LOOP;
+      snprintf(ctx, sizeof ctx, "CUDA rule, tunables #%d", i);
+      EXPECT(bmm_set_table(BMM_BACKEND_CUDA, t, 1), tun[i].ok ? BMM_OK : BMM_BAD_TABLE, tun[i].said,
+             ctx);
+    }
+    bmm_set_table(BMM_BACKEND_CPU, NULL, 0);
+  }
   bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
 }
 
