@@ -705,7 +705,7 @@ static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz, int64_t rows) {
 #define BMM__CPU_KERNELS(XANY, X, XCOL, XSMALL, XC)                                                \
   XANY(scale) XANY(ref) X(dot_rows) X(dot_cols) X(dot_contig) X(dot_strided)                       \
   BMM__CPU_COL_SHAPES(XCOL) BMM__CPU_SMALL_SHAPES(XSMALL) X(blocked) X(batch_simd)                 \
-  XC(c_dot) XC(c_rows) BMM__CPU_CSMALL_SIZES(BMM__CPU_CSMALL_NAME, XC) XC(c_batch)
+  XC(c_dot) XC(c_rows) XC(c_blocked) BMM__CPU_CSMALL_SIZES(BMM__CPU_CSMALL_NAME, XC) XC(c_batch)
 // clang-format on
 #define BMM__CPU_KID(NAME) BMM__CPU_K_##NAME,
 #define BMM__CPU_KID_COL(FORM, M, N, K, SUFFIX) BMM__CPU_K_dot_col_##SUFFIX,
@@ -767,6 +767,8 @@ typedef struct bmm__cpu_choice {
   int prefetch;    /* out of cache: cpu_blocked asks for the next entry's A and B, the
                       fixed-size kernels for A and B BMM_CPU_PREFETCH_BYTES ahead */
   int64_t rows;    /* cpu_blocked: rows of C per unit (bmm__cpu_blk_rows) */
+  int cview;       /* c_blocked: the blocked kernel runs the call's real view
+                      (bmm__cpu_cview_plan) and packs B' from the complex B */
 } bmm__cpu_choice;
 
 /* Work on units [u0, u1) (batch entries, or batch chunks). */
@@ -870,6 +872,66 @@ static const bmm__cpu_shape *bmm__cpu_shape_of(const bmm__cpu_shape *s, int coun
   return NULL;
 }
 
+/* ---- complex as real: the real view (c_blocked) ---------------------------
+   With alpha and beta real and the columns of A and C contiguous, a complex
+   product is a real one: A as a real m x 2k matrix (each row's parts in
+   order), C as m x 2n, and B as the real 2k x 2n matrix B' whose 2 x 2 block
+   (l, j) is [br bi; -bi br] for b = B[l][j] (conj flags fold in as signs:
+   bmm__cpu_blk_pack_cview). A part of C is then a real dot product of 2k
+   terms, the very products the complex kernels form (the README's bound),
+   and the real blocked tiles (f32 for c64, f64 for c128) run it at the real
+   dtype's speed; B' exists only in the blocked kernel's packed panels.
+   A complex alpha or beta mixes the parts after the sums: not a real
+   product, the row kernels take those. */
+static int bmm__cpu_cview_ok(const bmm_plan *pl) {
+  return pl->alpha_im == 0.0 && pl->beta_im == 0.0 && pl->a.col_stride == 1 &&
+         pl->c.col_stride == 1;
+}
+/* The real plan of a complex call (bmm__cpu_cview_ok): strides in parts, B's
+   the strides of its complex elements (the pack reads both parts of each),
+   so B's column stride is even and never the 1 of an in-place B
+   (bmm__cpu_blk_in_place). The conj flags stay: the pack reads them. */
+static bmm_plan bmm__cpu_cview_plan(const bmm_plan *pl) {
+  bmm_plan q = *pl;
+  int d;
+  q.dtype = pl->dtype == BMM_C64 ? BMM_F32 : BMM_F64;
+  q.n = 2 * pl->n, q.k = 2 * pl->k;
+  q.a.row_stride *= 2, q.b.row_stride *= 2, q.b.col_stride *= 2, q.c.row_stride *= 2;
+  for (d = 0; d < BMM_MAX_BATCH_DIMS; ++d)
+    q.a.batch_stride[d] *= 2, q.b.batch_stride[d] *= 2, q.c.batch_stride[d] *= 2;
+  q.strategy = BMM_CPU_BLOCKED;
+  return q;
+}
+
+/* Why a pinned complex kernel cannot run this call (NULL: it can): the
+   complex pick's own conditions (bmm__cpu_pick_complex). */
+static const char *bmm__cpu_pin_misfit_complex(const bmm_plan *pl, int kid) {
+  const bmm_strategy s = pl->strategy;
+  const int rows_family = s == BMM_CPU_DOT || s == BMM_CPU_SMALL || s == BMM_CPU_BLOCKED;
+  const char *name = bmm__cpu_kernel_names[kid];
+  if (kid == BMM__CPU_K_ref) return s == BMM_CPU_REF ? NULL : "ref runs only under cpu_ref";
+  if (s == BMM_CPU_REF) return "cpu_ref runs only ref";
+  if (kid == BMM__CPU_K_scale) return "scale runs only where A*B does not count";
+  if (strncmp(name, "c_", 2) != 0) return "real kernels run only for real dtypes";
+  if (kid == BMM__CPU_K_c_batch)
+    return s == BMM_CPU_BATCH_SIMD ? NULL : "c_batch runs only under cpu_batch_simd";
+  if (kid == BMM__CPU_K_c_blocked)
+    return s != BMM_CPU_BLOCKED && s != BMM_CPU_SMALL
+               ? "c_blocked runs under cpu_blocked or cpu_small"
+           : bmm__cpu_cview_ok(pl)
+               ? NULL
+               : "c_blocked needs alpha and beta real and A's and C's columns contiguous";
+  if (!rows_family) return "complex row kernels run under cpu_dot, cpu_small or cpu_blocked";
+  if (kid == BMM__CPU_K_c_dot) return NULL;
+  if (kid == BMM__CPU_K_c_rows)
+    return pl->b.col_stride == 1 ? NULL : "c_rows needs B rows contiguous";
+  /* c_small_MxMxM: packed entries, which cpu_small's claim promises */
+  if (s != BMM_CPU_SMALL) return "c_small kernels run only under cpu_small";
+  return pl->m == pl->n && pl->n == pl->k && strtol(name + 8, NULL, 10) == pl->m
+             ? NULL
+             : "the kernel is built for another shape";
+}
+
 /* Why a pinned kernel cannot run this call (NULL: it can). A kernel runs
    only inside the strategies whose pick may choose it, and only where the
    pick's own conditions for it hold, so a pin never reaches a kernel on
@@ -880,7 +942,7 @@ static const char *bmm__cpu_pin_misfit(const bmm_plan *pl, int kid) {
   const bmm__cpu_shape *sh;
   const int dot_family = s == BMM_CPU_DOT || s == BMM_CPU_SMALL;
   if (!pl->use_ab) return "alpha = 0 or k = 0 always runs the C = beta*C + bias pass";
-  if (bmm_dtype_is_complex(pl->dtype)) return "complex dtypes take no kernel pin yet";
+  if (bmm_dtype_is_complex(pl->dtype)) return bmm__cpu_pin_misfit_complex(pl, kid);
   if (strncmp(bmm__cpu_kernel_names[kid], "c_", 2) == 0)
     return "complex kernels run only for complex dtypes";
   if (kid == BMM__CPU_K_ref) return s == BMM_CPU_REF ? NULL : "ref runs only under cpu_ref";
@@ -930,17 +992,31 @@ static const char *bmm__cpu_pin_misfit(const bmm_plan *pl, int kid) {
   return "no such kernel in this build";
 }
 
+/* Does the real view beat the row kernels? From 6 rows of C and 3 columns,
+   with vector extensions. Each entry packs its B' (4 k n parts) for m rows:
+   below 6 rows that is paid for too few multiply-adds (c64 4x64x64 and
+   5x64x64 1.3-1.5x c_rows' time, 6x64x64 even, 16x16x16 0.34x); 1 or 2
+   columns are 2 or 4 parts, a tile's padded right edge (16x1x16, 8x2x8
+   1.3-1.7x c_dot's time; 16x3x16 0.54-0.64x). The scalar tiles of a build
+   without vector extensions ran 2-4x c_rows' time (Intel VM, 2026-11-27;
+   bench/notes/cpu.md, "complex: the real view"). */
+static int bmm__cpu_cview_pays(const bmm_plan *pl) {
+  return BMM__CPU_VEXT && pl->m >= 6 && pl->n >= 3;
+}
+
 /* Complex dtypes: their own kernels (the section for complex below), the
    same units and threads as the real ones. cpu_small: the fixed-size squares
-   of BMM__CPU_CSMALL_SIZES; cpu_blocked has no complex tiles yet and runs the
-   row kernel. */
+   of BMM__CPU_CSMALL_SIZES; cpu_blocked and cpu_small's other shapes: the
+   real view (c_blocked) where it applies and pays (bmm__cpu_cview_pays);
+   else the row kernel (B rows contiguous) or dot products. */
 static void bmm__cpu_pick_complex(const bmm_plan *pl, bmm__cpu_choice *c) {
   const int64_t m = pl->m, n = pl->n, k = pl->k;
   const int rows = pl->b.col_stride == 1 && n >= 4;
+  const int tiles = pl->strategy == BMM_CPU_BLOCKED || pl->strategy == BMM_CPU_SMALL;
+  int small = -1;
   c->kernel = rows ? BMM__CPU_K_c_rows : BMM__CPU_K_c_dot;
   c->why = rows ? "B rows contiguous, n >= 4: C row += a * B row (complex)"
                 : "complex dot products, any strides";
-  int small = -1;
   if (pl->strategy == BMM_CPU_SMALL && m == n && n == k) switch (m) {
 #define BMM__CSMALL_CASE(A, M) \
   case M: small = BMM__CPU_K_c_small_##M##x##M##x##M; break;
@@ -951,12 +1027,30 @@ static void bmm__cpu_pick_complex(const bmm_plan *pl, bmm__cpu_choice *c) {
   if (small >= 0) {
     c->kernel = small;
     c->why = "a fixed-size complex kernel for this shape";
-  } else if (pl->strategy == BMM_CPU_BLOCKED && rows) {
-    c->why = "no complex tiles yet: C row += a * B row (complex)";
+  } else if (tiles && bmm__cpu_cview_ok(pl) && bmm__cpu_cview_pays(pl)) {
+    c->kernel = BMM__CPU_K_c_blocked;
+    c->why = "alpha, beta real, A and C columns contiguous: the real view (m x 2n x 2k, B' "
+             "packed), real register tiles";
+  } else if (tiles && bmm__cpu_cview_ok(pl)) {
+    c->why = rows ? "the real view does not pay here (m < 6, n < 3 or no vectors): C row += a "
+                    "* B row (complex)"
+                  : "the real view does not pay here (m < 6, n < 3 or no vectors): complex dot "
+                    "products";
+  } else if (tiles) {
+    c->why = rows ? "complex alpha/beta or strided A/C columns: C row += a * B row (complex)"
+                  : "complex alpha/beta or strided A/C columns: complex dot products";
   } else if (pl->strategy == BMM_CPU_BATCH_SIMD) {
     c->kernel = BMM__CPU_K_c_batch, c->why = "complex, vectors across the batch";
     c->units = bmm__ceil_div(pl->batch, BMM__BS_CHUNK);
   }
+}
+/* c_blocked's units and rows: those of the blocked kernel on the real view */
+static void bmm__cpu_cview_units(const bmm_plan *pl, bmm__cpu_choice *c) {
+  const bmm_plan q = bmm__cpu_cview_plan(pl);
+  const int sz = (int)bmm_dtype_size(q.dtype);
+  c->cview = 1;
+  c->rows = bmm__cpu_blk_rows(&q, sz, bmm__cpu_threads(&q, INT64_MAX));
+  c->units = q.batch * bmm__cpu_blk_units(&q, sz, c->rows);
 }
 
 /* ---- converted dtypes: f16 and bf16 through the f32 kernels ---------------
@@ -1113,6 +1207,7 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   c.fused = c.vrows = 0;
   c.prefetch = 0;
   c.rows = 0;
+  c.cview = 0;
   c.streams = pl->rule.streams > 0 ? pl->rule.streams : BMM_CPU_STREAMS;
   if (pl->strategy == BMM_CPU_REF) {
 
@@ -1168,6 +1263,7 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
     c.pin = kid < 0 ? "no such kernel in this build" : bmm__cpu_pin_misfit(pl, kid);
     if (!c.pin) c.kernel = kid, c.why = "pinned by the rule's kernel=";
   }
+  if (c.kernel == BMM__CPU_K_c_blocked) bmm__cpu_cview_units(pl, &c);
   /* cpu_small's blocked tile: m, n <= 16 is one row block (units = entries) */
   if (c.kernel == BMM__CPU_K_blocked && !c.rows) c.rows = bmm__cpu_blk_rows(pl, sz, 1);
   c.threads = pl->strategy == BMM_CPU_REF ? 1 : bmm__cpu_threads(pl, c.units);
@@ -1372,6 +1468,9 @@ static const bmm_table_rule bmm__cpu_default_table[] = {
     BMM_RULE(.dtypes = BMM_DT(BMM_F64), .m_min = 16, .n_min = 16, .k_min = 16,
              .strategy = BMM_CPU_BLOCKED,
              .note = "cpu dev VM 2026-11-23 bench_cpu f64 128^3..1024^3: 2.3-3.4x cpu_dot"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_C64) | BMM_DT(BMM_C128), .m_min = 6, .n_min = 3,
+             .strategy = BMM_CPU_BLOCKED,
+             .note = "Intel VM 2026-11-27 c_blocked vs c_rows: 16x3x16 0.6x, 64^3 B^T 0.05x"),
     BMM_RULE(.strategy = BMM_CPU_DOT,
              .note = "catch-all; dev VM 2026-11-23 bench_cpu: col_a 2x ref, n < 8"),
 };
@@ -3090,6 +3189,40 @@ BMM__INLINE void BMM__FN(blk_pack)(const BMM__T *b, int64_t brs, int64_t bcs, in
   }
 }
 
+/* blk_pack for the real view of a complex call (bmm__cpu_cview_plan): the
+   kc x nc block of B' = [br bi; -bi br] per element of B (b at B's parts,
+   brs and bcs the parts between its complex rows and columns), in the same
+   panels, B' built as it is packed (no 4 k n scratch). kc and nc are even
+   (KC, NC and the view's 2k, 2n are), so a block holds whole elements. conj
+   B negates bi; conj A, (ar - i ai)(br + i bi), makes B's odd rows (bi, -br):
+   a sign each, exact. */
+BMM__INLINE void BMM__FN(blk_pack_cview)(const BMM__T *b, int64_t brs, int64_t bcs, int64_t kc,
+                                         int64_t nc, int64_t pw, int conja, int conjb, BMM__T *bp) {
+  const BMM__T sa = conja ? (BMM__T)-1 : (BMM__T)1, sb = conjb ? (BMM__T)-1 : (BMM__T)1;
+  int64_t l, jr, j;
+  for (l = 0; l < kc / 2; ++l)
+    for (jr = 0; jr < nc; jr += pw) {
+      const int64_t wr = nc - jr < pw ? nc - jr : pw;
+      const BMM__T *src = b + l * brs + jr / 2 * bcs;
+      BMM__T *d0 = bp + jr * kc + 2 * l * pw, *d1 = d0 + pw;
+      for (j = 0; j < wr; j += 2) {
+        const BMM__T br = src[j / 2 * bcs], bi = sb * src[j / 2 * bcs + 1];
+        d0[j] = br, d0[j + 1] = bi;
+        d1[j] = -sa * bi, d1[j + 1] = sa * br;
+      }
+      for (; j < pw; ++j)
+        d0[j] = 0, d1[j] = 0;
+    }
+}
+/* B'[l][j] of that view, one at a time (blocked's dot products) */
+BMM__INLINE BMM__T BMM__FN(cview_b)(const BMM__T *b, int64_t brs, int64_t bcs, int64_t l, int64_t j,
+                                    int conja, int conjb) {
+  const BMM__T *e = b + l / 2 * brs + j / 2 * bcs;
+  const BMM__T br = e[0], bi = conjb ? -e[1] : e[1];
+  if (l % 2 == 0) return j % 2 ? bi : br;
+  return j % 2 ? (conja ? -br : br) : (conja ? bi : -bi);
+}
+
 /* kernel blocked (bmm__cpu_pick): units are (entry, column block, row block)
    triples (bmm__cpu_blk_units). With B packed and k > KC a unit holds its MB
    rows' sums over the KC blocks in scratch after the packed B and applies the
@@ -3138,7 +3271,13 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
     if (dots) {
       for (i = i0; i < i1; ++i)
         for (j = j0; j < j1; ++j) {
-          out[0] = BMM__FN(dotp)(A + i * ars, acs, B + j * bcs, brs, k);
+          if (ch->cview) /* B' is no array: its elements one by one */
+            for (l = 0, out[0] = 0; l < k; ++l)
+              out[0] =
+                  BMM__FMA(A[i * ars + l * acs],
+                           BMM__FN(cview_b)(B, brs, bcs, l, j, pl->a.conj, pl->b.conj), out[0]);
+          else
+            out[0] = BMM__FN(dotp)(A + i * ars, acs, B + j * bcs, brs, k);
           BMM__FN(store)(pl, C + i * crs + j * ccs, 1, out, 1, j, 0, nt);
         }
       continue;
@@ -3227,7 +3366,12 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
 #endif
       for (pc = 0; pc < k; pc += BMM__BLK_KC) {
         const int64_t kc = k - pc < BMM__BLK_KC ? k - pc : BMM__BLK_KC;
-        BMM__FN(blk_pack)(B + pc * brs + jc * bcs, brs, bcs, kc, nc, pw, bp);
+        /* the real view: B's element (pc / 2, jc / 2) starts the block of B' */
+        const BMM__T *bk = B + (ch->cview ? pc / 2 * brs + jc / 2 * bcs : pc * brs + jc * bcs);
+        if (ch->cview)
+          BMM__FN(blk_pack_cview)(bk, brs, bcs, kc, nc, pw, pl->a.conj, pl->b.conj, bp);
+        else
+          BMM__FN(blk_pack)(bk, brs, bcs, kc, nc, pw, bp);
         for (ir = i0; ir < i1; ir += st) {
           const int64_t h = i1 - ir < st ? i1 - ir : st;
           const BMM__T *at = A + ir * ars + pc * acs;
@@ -3694,6 +3838,14 @@ static void BMM__FN(c_rows)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64
   }
 }
 #undef BMM__CPU_CCHUNK
+
+/* ---- the real view (bmm__cpu_cview_plan): the blocked kernel of the part
+   type on it, B' packed from B (choice.cview) */
+static void BMM__FN(c_blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t u0,
+                               int64_t u1) {
+  const bmm_plan q = bmm__cpu_cview_plan(pl);
+  BMM__CAT(bmm__cpu_blocked_, BMM__RN)(&q, ch, u0, u1);
+}
 
 /* ---- cpu_small (complex): M x M x M, packed entries (B may be shared) ------
    m, n, k constants; a row of C is 2M parts, summed in two arrays: p1 +=

@@ -162,6 +162,141 @@ static void test_kernel_choice(void) {
     }
 }
 
+/* The real view (c_blocked, bmm_cpu.h's bmm__cpu_cview_plan): alpha and beta
+   real, A's and C's columns contiguous, from 6 rows and 3 columns with vector
+   extensions. Each case names what it reaches in the blocked kernel on the
+   view (m x 2n x 2k): every conj pair, beta 0 and not, bias, k' past the
+   256-part K block, n' no multiple of the vector, odd m, two NC column
+   blocks, more than MH rows, batch > 1 with shared B, B transposed, batch
+   dims. AUTO, cpu_blocked and cpu_small (where it claims the layout) run
+   c_blocked (explain says so), within the bound; a rule's kernel=c_blocked
+   runs it in every build (the portable one's scalar tiles too); one thread
+   (a rule's threads=1) gives the bits of all of them. */
+static void test_cview(void) {
+  static const struct {
+    int64_t m, n, k, batch;
+    int layout;
+  } cases[] = {
+      {13, 7, 300, 3, BMMX_ROWMAJOR},      /* odd m, n' = 14, 3 K blocks (k' = 600) */
+      {9, 37, 129, 4, BMMX_SHARED_B_BIAS}, /* shared B, bias, k' = 258: just past KC */
+      {6, 3, 5, 5, BMMX_TRANS_B},          /* the border (6 rows, 3 columns), B^T */
+      {33, 150, 40, 2, BMMX_PADDED},       /* n' = 300: two column blocks */
+      {500, 20, 300, 1, BMMX_ROWMAJOR},    /* k' > KC, m > MH: row blocks of sums */
+      {64, 64, 64, 6, BMMX_BROADCAST},     /* 2 batch dims, B per dim 1 */
+      {16, 16, 16, 40, BMMX_NEG_ROWS},     /* cpu_small's size, A's rows reversed */
+  };
+  static const bmm_strategy strats[] = {BMM_STRATEGY_AUTO, BMM_CPU_BLOCKED, BMM_CPU_SMALL};
+  int d, ci, v, cj, s, runs = 0, threaded = 0;
+  for (d = 0; d < 2; ++d)
+    for (ci = 0; ci < (int)(sizeof cases / sizeof cases[0]); ++ci) {
+      cbufs t;
+      void *one = NULL;
+      cbufs_make(&t, complex_dtypes[d], cases[ci].layout, cases[ci].batch, cases[ci].m, cases[ci].n,
+                 cases[ci].k, (uint64_t)(300 + 10 * d + ci));
+      one = malloc(t.cb);
+      for (v = 0; v < 3; ++v) /* beta 0; beta real with bias; alpha real, beta real */
+        for (cj = 0; cj < 4; ++cj)
+          for (s = 0; s < 4; ++s) {
+            bmm_problem p = bmmx_problem(&t.c, t.a, t.b, t.c0, t.bias);
+            bmm_table_rule rules[2];
+            bmm_plan plan;
+            bmm_status st;
+            char desc[512], why[1024];
+            double e;
+            const int pin = s == 3; /* AUTO under a rule kernel=c_blocked threads=1 */
+            const bmm_strategy strat = pin ? BMM_STRATEGY_AUTO : strats[s];
+            if (v == 1) p.beta = 0.5, p.bias = t.bias;
+            if (v == 2) p.alpha = -1.5, p.beta = -0.75;
+            p.a.conj = cj & 1, p.b.conj = cj >> 1;
+            p.strategy = strat;
+            bmmx_describe(&p, desc, sizeof desc);
+            if (pin) {
+              memset(rules, 0, sizeof rules);
+              rules[0].strategy = BMM_CPU_BLOCKED, rules[0].threads = 1;
+              snprintf(rules[0].kernel, sizeof rules[0].kernel, "c_blocked");
+              rules[1].strategy = BMM_CPU_REF;
+              CHECK(bmm_set_table(BMM_BACKEND_CPU, rules, 2) == BMM_OK, "%s", bmm_last_error());
+            }
+            if (bmm_plan_problem(&p, BMM_BACKEND_CPU, &plan) != BMM_OK) {
+              CHECK(strat == BMM_CPU_SMALL, "%s %s refused: %s", desc, bmm_strategy_name(strat),
+                    bmm_last_error());
+              continue;
+            }
+            CHECK(bmm_explain(&p, BMM_BACKEND_CPU, why, sizeof why) == BMM_OK, "%s",
+                  bmm_last_error());
+            if (pin || BMM__CPU_VEXT)
+              CHECK(strstr(why, "kernel=c_blocked (") != NULL &&
+                        (!pin || (strstr(why, "pinned") && strstr(why, " on 1 thread"))),
+                    "%s %s: explain `%s`", desc, bmm_strategy_name(strat), why);
+            threaded += strstr(why, " on 1 thread") == NULL;
+            e = run_check(&t, &p, strat, &st);
+            ++runs;
+            CHECK(st == BMM_OK && e <= 1.0, "%s %s%s: |err|/bound %g (%s)", desc,
+                  bmm_strategy_name(strat), pin ? " (pinned, 1 thread)" : "", e, bmm_last_error());
+            if (s == 1) memcpy(one, t.c1, t.cb); /* cpu_blocked's bits ... */
+            if (pin) { /* ... on one thread, and pinned: the same (where it ran c_blocked) */
+              CHECK(!BMM__CPU_VEXT || memcmp(one, t.c1, t.cb) == 0, "%s: one thread changed bits",
+                    desc);
+              bmm_set_table(BMM_BACKEND_CPU, NULL, 0);
+            }
+          }
+      free(one);
+      cbufs_free(&t);
+    }
+#ifdef _OPENMP
+  CHECK(omp_get_max_threads() < 2 || threaded > 0, "no real-view run on more than one thread");
+#endif
+  printf("cview: %d runs, %d on more than one thread\n", runs, threaded);
+}
+
+/* The blocked kernel's dot products (run where its packing scratch cannot be
+   had) read B' an element at a time (cview_b): the B' of the pack's panels,
+   and the 2 x 2 block of each element: [br bi; -bi br], bi negated by conj
+   B, the odd row times -1 by conj A; in panels of 2 and of 4 vectors. */
+static void test_cview_b(void) {
+  enum { K = 5, N = 7, NR = 2 * BMM__CPU_VBYTES / (int)sizeof(float) };
+  static float b[2 * K * N], bp[2 * K * (2 * N + 2 * NR)];
+  uint64_t seed = 41;
+  int cj, l, j, bad = 0;
+  bmmx_fill(BMM_C64, b, K * N, &seed);
+  for (cj = 0; cj < 8; ++cj) {
+    const int ca = cj & 1, cb = cj >> 1 & 1, pw = cj < 4 ? NR : 2 * NR;
+    bmm__cpu_blk_pack_cview_f32(b, 2 * N, 2, 2 * K, 2 * N, pw, ca, cb, bp);
+    for (l = 0; l < 2 * K; ++l)
+      for (j = 0; j < 2 * N; ++j) {
+        const float br = b[2 * (l / 2 * N + j / 2)],
+                    bi = (cb ? -1 : 1) * b[2 * (l / 2 * N + j / 2) + 1];
+        const float want = l % 2 == 0 ? (j % 2 ? bi : br) : (ca ? -1 : 1) * (j % 2 ? br : -bi);
+        bad += bmm__cpu_cview_b_f32(b, 2 * N, 2, l, j, ca, cb) != want;
+        bad += bp[j / pw * pw * 2 * K + l * pw + j % pw] != want;
+      }
+  }
+  CHECK(bad == 0, "B' differs from its definition at %d places", bad);
+}
+
+/* What the real view does not take: a complex alpha or beta (its parts mix
+   after the sums), A's or C's columns strided, too few rows or columns
+   (bmm__cpu_cview_pays); the row kernels run those, and explain says why. */
+static void test_cview_refused(void) {
+  static double a[2 * 64 * 64], b[2 * 64 * 64], c[2 * 64 * 64];
+  char buf[1024];
+  int i;
+  for (i = 0; i < 5; ++i) {
+    bmm_problem p = bmm_problem_rowmajor(BMM_C128, 2, 8, 8, 8, a, b, c);
+    const char *want =
+        i < 3 ? "complex alpha/beta or strided A/C columns" : "the real view does not pay";
+    p.strategy = BMM_CPU_BLOCKED;
+    if (i == 0) p.alpha_im = 0.5;
+    if (i == 1) p.beta = 1, p.beta_im = -1;
+    if (i == 2) p.a.row_stride = 1, p.a.col_stride = 8;
+    if (i == 3) p.m = 5;
+    if (i == 4) p.n = 2, p.b.row_stride = 2, p.c.row_stride = 2;
+    CHECK(bmm_explain(&p, BMM_BACKEND_CPU, buf, sizeof buf) == BMM_OK &&
+              strstr(buf, "kernel=c_blocked") == NULL && (!BMM__CPU_VEXT || strstr(buf, want)),
+          "case %d: explain `%s`", i, buf);
+  }
+}
+
 /* Validation: the new fields, named in the message. */
 static void expect(const bmm_problem *p, bmm_status want, const char *field) {
   bmm_status s = bmm_cpu(p);
@@ -313,6 +448,9 @@ static void test_c99_layout(void) {
 int main(void) {
   test_validation();
   test_kernel_choice();
+  test_cview();
+  test_cview_refused();
+  test_cview_b();
   test_real_conj_identity();
   test_nonfinite();
 #if !defined(__cplusplus)
