@@ -883,8 +883,18 @@ static const bmm__cpu_shape *bmm__cpu_shape_of(const bmm__cpu_shape *s, int coun
    dtype's speed; B' exists only in the blocked kernel's packed panels.
    A complex alpha or beta mixes the parts after the sums: not a real
    product, the row kernels take those. */
+/* |v| * 2 fits int64 (the view doubles n, k and every stride; a stride of a
+   size-1 dimension is never used, so validation lets it be anything: the
+   fuzzer found 2^62) */
+static int bmm__cpu_doubles(int64_t v) { return v <= INT64_MAX / 2 && v >= -(INT64_MAX / 2); }
 static int bmm__cpu_cview_ok(const bmm_plan *pl) {
-  return pl->alpha_im == 0.0 && pl->beta_im == 0.0 && pl->a.col_stride == 1 &&
+  int d, fits = bmm__cpu_doubles(pl->n) && bmm__cpu_doubles(pl->k) &&
+                bmm__cpu_doubles(pl->a.row_stride) && bmm__cpu_doubles(pl->b.row_stride) &&
+                bmm__cpu_doubles(pl->b.col_stride) && bmm__cpu_doubles(pl->c.row_stride);
+  for (d = 0; d < BMM_MAX_BATCH_DIMS; ++d)
+    fits = fits && bmm__cpu_doubles(pl->a.batch_stride[d]) &&
+           bmm__cpu_doubles(pl->b.batch_stride[d]) && bmm__cpu_doubles(pl->c.batch_stride[d]);
+  return fits && pl->alpha_im == 0.0 && pl->beta_im == 0.0 && pl->a.col_stride == 1 &&
          pl->c.col_stride == 1;
 }
 /* The real plan of a complex call (bmm__cpu_cview_ok): strides in parts, B's
@@ -920,7 +930,8 @@ static const char *bmm__cpu_pin_misfit_complex(const bmm_plan *pl, int kid) {
                ? "c_blocked runs under cpu_blocked or cpu_small"
            : bmm__cpu_cview_ok(pl)
                ? NULL
-               : "c_blocked needs alpha and beta real and A's and C's columns contiguous";
+               : "c_blocked needs alpha and beta real, A's and C's columns contiguous and "
+                 "strides under 2^62";
   if (!rows_family) return "complex row kernels run under cpu_dot, cpu_small or cpu_blocked";
   if (kid == BMM__CPU_K_c_dot) return NULL;
   if (kid == BMM__CPU_K_c_rows)
@@ -1037,8 +1048,10 @@ static void bmm__cpu_pick_complex(const bmm_plan *pl, bmm__cpu_choice *c) {
                   : "the real view does not pay here (m < 6, n < 3 or no vectors): complex dot "
                     "products";
   } else if (tiles) {
-    c->why = rows ? "complex alpha/beta or strided A/C columns: C row += a * B row (complex)"
-                  : "complex alpha/beta or strided A/C columns: complex dot products";
+    c->why = rows ? "complex alpha/beta or strided A/C columns (or strides past 2^62): C row "
+                    "+= a * B row (complex)"
+                  : "complex alpha/beta or strided A/C columns (or strides past 2^62): complex "
+                    "dot products";
   } else if (pl->strategy == BMM_CPU_BATCH_SIMD) {
     c->kernel = BMM__CPU_K_c_batch, c->why = "complex, vectors across the batch";
     c->units = bmm__ceil_div(pl->batch, BMM__BS_CHUNK);
