@@ -124,6 +124,19 @@ BMM__INLINE void bmm__ntstore_f64(double *p, double x) {
   memcpy(&w, &x, 8);
   _mm_stream_si64((long long *)(void *)p, w);
 }
+/* 64 bytes from an aligned buffer to a line, streamed */
+BMM__INLINE void bmm__ntstore_line(void *dst, const void *src) {
+#if defined(__AVX512F__)
+  _mm512_stream_si512((__m512i *)dst, _mm512_load_si512(src));
+#elif defined(__AVX__)
+  _mm256_stream_si256((__m256i *)dst, _mm256_load_si256((const __m256i *)src));
+  _mm256_stream_si256((__m256i *)dst + 1, _mm256_load_si256((const __m256i *)src + 1));
+#else
+  int i;
+  for (i = 0; i < 4; ++i)
+    _mm_stream_si128((__m128i *)dst + i, _mm_load_si128((const __m128i *)src + i));
+#endif
+}
 #define BMM__NT_FENCE() _mm_sfence()
 #else
 BMM__INLINE void bmm__ntstore_f32(float *p, float x) { *p = x; }
@@ -1158,13 +1171,18 @@ static int bmm__cpu_vrows(const bmm_plan *pl) {
 }
 
 /* Does a fixed-size kernel prefetch A and B ahead (bmm__cpu_pf)? Out of
-   cache, in one run, and for entries of 3 lines (192 bytes) or more of A and
-   B: smaller entries take few cycles each, the prefetch loops' cost shows,
-   and the hardware prefetchers keep up (Zen 5, one thread: 3x1x1 f32, 16
-   bytes, 1.13x the time; 3x1x8 and 3x1x16 bf16, 64 and 128 bytes, 1.15-1.2x;
-   3x1x8 f32, 128 bytes, 0.96). 16 rows to a vector (vrows) asks once a
-   block of 16 entries, at any size (f16 3x1xK, 2 threads: K = 17..23 75%
-   of the floor without, 79-93% with; bench/notes/cpu.md). */
+   cache, in one run, for entries of BMM_CPU_PREFETCH_MIN_BYTES or more of A
+   and B. The default asks at every size: on the Intel VM (family 6 model 167)
+   the hardware prefetchers alone left 3x1xK (K = 1..8, 16-128 bytes an entry)
+   at 0.55-0.85 of the speed with it, 1 and 2 threads (bench/notes/cpu.md, "C
+   in whole lines, prefetch at every size"). On Zen 5 small entries lost a
+   little (one thread: 3x1x1 f32, 16 bytes, 1.13x the time; 3x1x8 f32 0.96):
+   192 there kept the hardware alone below 3 lines. 16 rows to a vector
+   (vrows) asks once a block of 16 entries (f16 3x1xK, 2 threads: K = 17..23
+   75% of the floor without, 79-93% with). */
+#ifndef BMM_CPU_PREFETCH_MIN_BYTES
+#define BMM_CPU_PREFETCH_MIN_BYTES 0
+#endif
 static int bmm__cpu_small_prefetch(const bmm_plan *pl, const bmm__cpu_choice *c) {
   /* in double: a run-time-k kernel takes any k, and k * 4 may pass INT64_MAX
      (the fuzzer found one) */
@@ -1172,7 +1190,7 @@ static int bmm__cpu_small_prefetch(const bmm_plan *pl, const bmm__cpu_choice *c)
                         (pl->b.batch_stride[0] ? (double)pl->k * (double)pl->n : 0)) *
                        (double)bmm_dtype_size(pl->dtype);
   return c->streams == 1 && BMM__CPU_PREFETCH && BMM_CPU_PREFETCH_BYTES > 0 && bmm__cpu_big(pl) &&
-         (bytes >= 192 || c->vrows);
+         (bytes >= BMM_CPU_PREFETCH_MIN_BYTES || c->vrows);
 }
 
 /* Everything a call does, in one place: the kernel inside the strategy (the
@@ -2493,11 +2511,10 @@ BMM__DOT_FORM_DEF(dot_strided)
    adds (1.2-2.8x a scalar-lane form at every K of 5..50; wider vectors were
    slower: bench/notes/cpu.md, "cpu_small dot"). One batch entry bi; M <= 4. */
 BMM__INLINE void BMM__FN(small_dot_entry)(const bmm_plan *pl, int nt, int64_t bi, const int M,
-                                          const int64_t K) {
+                                          const int64_t K, BMM__T *BMM__RESTRICT C) {
   enum { V = 16 / (int)sizeof(BMM__T) };
   const BMM__T *BMM__RESTRICT A = (const BMM__T *)pl->a.ptr + bi * pl->a.batch_stride[0];
   const BMM__T *BMM__RESTRICT B = (const BMM__T *)pl->b.ptr + bi * pl->b.batch_stride[0];
-  BMM__T *BMM__RESTRICT C = (BMM__T *)pl->c.ptr + bi * pl->c.batch_stride[0];
   BMM__V16 s[4], s1[4];
   BMM__T t[4], acc[4];
   int64_t i, l;
@@ -2524,6 +2541,46 @@ BMM__INLINE void BMM__FN(small_dot_entry)(const bmm_plan *pl, int nt, int64_t bi
     acc[i] += t[i];
   BMM__FN(store)(pl, C, 1, acc, M, 0, 0, nt);
 }
+#if BMM__CPU_NT
+/* C streamed where the entries' C lie back to back (one row each, as the
+   seed's 3x1): element-wise non-temporal stores (movnti of 4 or 8 bytes) ran
+   1.05-1.8x the time of plain stores on the Intel VM (3x1xK f32, K = 1..7,
+   one thread, 2 GB; bench/notes/cpu.md, "C in whole lines"). L = 64 /
+   sizeof(T) entries fill M whole lines: a block's results go to an aligned
+   buffer and leave as 64-byte streamed lines. Entries before C's first line
+   boundary and after the last whole block are stored plainly, so a line shared
+   with a neighbouring thread's entries is plain on both sides. C not on its
+   element size's multiple of a line (no entry starts a line within L
+   entries): element-wise streaming, as before. Same arithmetic, same bits. */
+BMM__INLINE void BMM__FN(small_dot_lines)(const bmm_plan *pl, int pf_on, int64_t b0, int64_t b1,
+                                          const int M, const int64_t K) {
+  enum { L = 64 / (int)sizeof(BMM__T) };
+  BMM__T buf[4 * L] __attribute__((aligned(64)));
+  BMM__T *const C = (BMM__T *)pl->c.ptr;
+  bmm__cpu_pf pf = bmm__cpu_pf_init(pl, b0);
+  int64_t u = b0, e, start = b0;
+  int r;
+  while (start < b1 && start - b0 < L && ((uintptr_t)(C + start * M) & 63))
+    ++start;
+  if ((uintptr_t)(C + start * M) & 63) start = b1; /* never on a line: element-wise */
+  for (; u < start; ++u) {
+    if (pf_on) bmm__cpu_pf_entry(&pf);
+    BMM__FN(small_dot_entry)(pl, start == b1, u, M, K, C + u * M);
+  }
+  for (; u + L <= b1; u += L) {
+    for (e = 0; e < L; ++e) {
+      if (pf_on) bmm__cpu_pf_entry(&pf);
+      BMM__FN(small_dot_entry)(pl, 0, u + e, M, K, buf + e * M);
+    }
+    for (r = 0; r < M; ++r)
+      bmm__ntstore_line(C + u * M + r * L, buf + r * L);
+  }
+  for (; u < b1; ++u) {
+    if (pf_on) bmm__cpu_pf_entry(&pf);
+    BMM__FN(small_dot_entry)(pl, 0, u, M, K, C + u * M);
+  }
+}
+#endif
 BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *plan, const bmm__cpu_choice *ch, int64_t b0,
                                     int64_t b1, const int M, const int N, const int64_t K) {
   /* a local copy: no store to C can change it, so the compiler keeps its
@@ -2533,21 +2590,29 @@ BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *plan, const bmm__cpu_choice 
   const int S = ch->streams;
   const int64_t len = BMM__CPU_RUN_LEN(b0, b1, S);
   const int nt = ch->stream;
+  BMM__T *const C = (BMM__T *)pl->c.ptr;
+  const int64_t cbs = pl->c.batch_stride[0];
   int64_t u, q;
   (void)N;
+#if BMM__CPU_NT
+  if (nt && S == 1 && cbs == M) { /* entries' C back to back: stream whole lines */
+    BMM__FN(small_dot_lines)(pl, ch->prefetch, b0, b1, M, K);
+    return;
+  }
+#endif
   if (ch->prefetch) { /* one run (streams 1), out of cache */
     bmm__cpu_pf pf = bmm__cpu_pf_init(pl, b0);
     for (u = b0; u < b1; ++u) {
       bmm__cpu_pf_entry(&pf);
-      BMM__FN(small_dot_entry)(pl, nt, u, M, K);
+      BMM__FN(small_dot_entry)(pl, nt, u, M, K, C + u * cbs);
     }
     return;
   }
   for (u = 0; u < len; ++u)
     for (q = 0; q < S; ++q)
-      BMM__FN(small_dot_entry)(pl, nt, b0 + q * len + u, M, K);
+      BMM__FN(small_dot_entry)(pl, nt, b0 + q * len + u, M, K, C + (b0 + q * len + u) * cbs);
   for (u = b0 + S * len; u < b1; ++u)
-    BMM__FN(small_dot_entry)(pl, nt, u, M, K);
+    BMM__FN(small_dot_entry)(pl, nt, u, M, K, C + u * cbs);
 }
 #else
 BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0,

@@ -2567,9 +2567,9 @@ static void test_streams(void) {
 /* The prefetches: cpu_blocked's next entry and the fixed-size kernels' A and
    B BMM_CPU_PREFETCH_BYTES ahead (f16 too: the kernel that reads the halves
    in place), chosen only for calls past BMM_CPU_STREAM_BYTES (cpu_blocked:
-   with B read in place; the fixed-size kernels: entries of 192 bytes or
-   more), said by explain, and the result of such a call right (sampled
-   against the reference). */
+   with B read in place; the fixed-size kernels: entries of
+   BMM_CPU_PREFETCH_MIN_BYTES or more), said by explain, and the result of such a call right
+   (sampled against the reference). */
 static void test_prefetch(void) {
   static const struct {
     bmm_strategy s;
@@ -2600,7 +2600,8 @@ static void test_prefetch(void) {
       c.m = cases[s].m, c.n = cases[s].n, c.k = cases[s].k;
       z = bmmx_sizes(&c);
       big = (double)(z.a + z.b + z.c) * (double)es >= (double)BMM_CPU_STREAM_BYTES;
-      want = big && (blocked || (BMM_CPU_PREFETCH_BYTES > 0 && entry >= 192));
+      want =
+          big && (blocked || (BMM_CPU_PREFETCH_BYTES > 0 && entry >= BMM_CPU_PREFETCH_MIN_BYTES));
       a = malloc(es * (size_t)z.a), b = malloc(es * (size_t)z.b), cc = malloc(es * (size_t)z.c);
       if (!a || !b || !cc) exit(2);
       bmmx_fill(d, a, z.a, &seed), bmmx_fill(d, b, z.b, &seed), bmmx_fill(d, cc, z.c, &seed);
@@ -2620,6 +2621,80 @@ static void test_prefetch(void) {
             bmm_dtype_name(d), (long long)c.m, (long long)c.n, (long long)c.k, (long long)c.batch);
       free(a), free(b), free(cc);
     }
+}
+
+/* cpu_small's dot kernels streaming C a line at a time (entries' C back to
+   back, beta = 0; every call of a BMM_CPU_STREAM_BYTES=0 build, so
+   test_cpu_stream): C at every element offset within a line, batches around
+   the block of 64 / sizeof(T) entries, 1 and 2 threads (a thread's first and
+   last entries are stored plainly). Nothing outside C changes, the result is
+   right, and the bits do not depend on the offset's path or the threads. */
+static void test_stream_lines(void) {
+  static const int64_t batches[] = {1, 7, 15, 16, 17, 53, 1000, 40001};
+  static const bmm_dtype dts[] = {BMM_F32, BMM_F64};
+  enum { G = 40 }; /* guard elements on each side of C */
+  int dt, m, kk, bi, off, th;
+#ifdef _OPENMP
+  const int max_threads = omp_get_max_threads();
+#endif
+  for (dt = 0; dt < 2; ++dt)
+    for (m = 1; m <= 4; ++m)
+      for (kk = 0; kk < 3; ++kk)
+        for (bi = 0; bi < (int)(sizeof batches / sizeof batches[0]); ++bi)
+          for (off = 0; off < 17; off += (batches[bi] > 2000 ? 8 : bi % 2 ? 1 : 5)) {
+            static const int64_t ks[] = {1, 5, 9};
+            const bmm_dtype d = dts[dt];
+            const size_t es = bmm_dtype_size(d);
+            const int64_t batch = batches[bi], k = ks[kk], nc = batch * m;
+            uint64_t seed = (uint64_t)(1 + dt * 1000 + m * 100 + kk * 10 + bi);
+            unsigned char *a = (unsigned char *)malloc(es * (size_t)(batch * m * k));
+            unsigned char *b = (unsigned char *)malloc(es * (size_t)(batch * k));
+            /* 64-byte aligned, so off walks C's start through a line */
+            void *al = NULL;
+            unsigned char *buf = posix_memalign(&al, 64, es * (size_t)(nc + 2 * G + 64))
+                                     ? NULL
+                                     : (unsigned char *)al;
+            unsigned char *keep = (unsigned char *)malloc(es * (size_t)(nc + 2 * G + 64));
+            unsigned char *first = (unsigned char *)malloc(es * (size_t)nc);
+            unsigned char *cc;
+            bmm_problem p;
+            if (!a || !b || !buf || !keep || !first) exit(2);
+            bmmx_fill(d, a, batch * m * k, &seed), bmmx_fill(d, b, batch * k, &seed);
+            bmmx_fill(d, buf, nc + 2 * G + 64, &seed);
+            memcpy(keep, buf, es * (size_t)(nc + 2 * G + 64));
+            cc = buf + es * (size_t)(G + off);
+            p = bmm_problem_rowmajor(d, batch, m, 1, k, a, b, cc);
+            p.strategy = BMM_CPU_SMALL;
+            p.alpha = 0.75;
+            for (th = 1; th <= 2; ++th) {
+#ifdef _OPENMP
+              omp_set_num_threads(th);
+#else
+              if (th == 2) break;
+#endif
+              CHECK(bmm_cpu(&p) == BMM_OK, "%s", bmm_last_error());
+              CHECK(memcmp(buf, keep, es * (size_t)(G + off)) == 0 &&
+                        memcmp(cc + es * (size_t)nc, keep + es * (size_t)(G + off + nc),
+                               es * (size_t)(G + 64 - off)) == 0,
+                    "%s %dx1x%lld batch %lld, C %d elements past a line, %d thread(s): a store "
+                    "outside C",
+                    bmm_dtype_name(d), m, (long long)k, (long long)batch, off, th);
+              CHECK(
+                  bmmx_check(&p, cc, 0) <= 1.0,
+                  "%s %dx1x%lld batch %lld, C %d elements past a line, %d thread(s): wrong result",
+                  bmm_dtype_name(d), m, (long long)k, (long long)batch, off, th);
+              if (th == 1)
+                memcpy(first, cc, es * (size_t)nc);
+              else
+                CHECK(memcmp(first, cc, es * (size_t)nc) == 0,
+                      "%s %dx1x%lld batch %lld, C %d elements past a line: 1 and 2 threads differ",
+                      bmm_dtype_name(d), m, (long long)k, (long long)batch, off);
+            }
+#ifdef _OPENMP
+            omp_set_num_threads(max_threads);
+#endif
+            free(a), free(b), free(buf), free(keep), free(first);
+          }
 }
 
 /* ---- same bits for 1 and 2 threads ------------------------------------------ */
@@ -3335,6 +3410,7 @@ static void test_regress_unsupported_names(void) {
   X(kernel_pin_text)            \
   X(streams)                    \
   X(prefetch)                   \
+  X(stream_lines)               \
   X(cublas_claim_conj)          \
   X(staged_claims_packed)       \
   X(epilogue_same_bits)         \
