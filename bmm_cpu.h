@@ -2510,8 +2510,8 @@ BMM__DOT_FORM_DEF(dot_strided)
    step if it fits, scalars for the rest; the rows' lane sums in horizontal
    adds (1.2-2.8x a scalar-lane form at every K of 5..50; wider vectors were
    slower: bench/notes/cpu.md, "cpu_small dot"). One batch entry bi; M <= 4. */
-BMM__INLINE void BMM__FN(small_dot_entry)(const bmm_plan *pl, int nt, int64_t bi, const int M,
-                                          const int64_t K, BMM__T *BMM__RESTRICT C) {
+BMM__INLINE void BMM__FN(small_dot_to)(const bmm_plan *pl, int nt, int64_t bi, const int M,
+                                       const int64_t K, BMM__T *BMM__RESTRICT C) {
   enum { V = 16 / (int)sizeof(BMM__T) };
   const BMM__T *BMM__RESTRICT A = (const BMM__T *)pl->a.ptr + bi * pl->a.batch_stride[0];
   const BMM__T *BMM__RESTRICT B = (const BMM__T *)pl->b.ptr + bi * pl->b.batch_stride[0];
@@ -2541,17 +2541,23 @@ BMM__INLINE void BMM__FN(small_dot_entry)(const bmm_plan *pl, int nt, int64_t bi
     acc[i] += t[i];
   BMM__FN(store)(pl, C, 1, acc, M, 0, 0, nt);
 }
+/* entry bi into its own C */
+BMM__INLINE void BMM__FN(small_dot_entry)(const bmm_plan *pl, int nt, int64_t bi, const int M,
+                                          const int64_t K) {
+  BMM__FN(small_dot_to)(pl, nt, bi, M, K, (BMM__T *)pl->c.ptr + bi * pl->c.batch_stride[0]);
+}
 #if BMM__CPU_NT
 /* C streamed where the entries' C lie back to back (one row each, as the
    seed's 3x1): element-wise non-temporal stores (movnti of 4 or 8 bytes) ran
-   1.05-1.8x the time of plain stores on the Intel VM (3x1xK f32, K = 1..7,
-   one thread, 2 GB; bench/notes/cpu.md, "C in whole lines"). L = 64 /
-   sizeof(T) entries fill M whole lines: a block's results go to an aligned
-   buffer and leave as 64-byte streamed lines. Entries before C's first line
-   boundary and after the last whole block are stored plainly, so a line shared
-   with a neighbouring thread's entries is plain on both sides. C not on its
-   element size's multiple of a line (no entry starts a line within L
-   entries): element-wise streaming, as before. Same arithmetic, same bits. */
+   1.04-1.8x the time of plain stores on the Intel VM (3x1xK f32, K = 1..7,
+   2 GB calls; bench/notes/cpu.md, "C in whole lines, prefetch at every
+   size"). L = 64 / sizeof(T) entries fill M whole lines: a block's results go
+   to an aligned buffer and leave as 64-byte streamed lines. Entries before
+   C's first line boundary and after the last whole block are stored plainly,
+   so a line shared with a neighbouring thread's entries is plain on both
+   sides. Where no entry's C starts a line within the first L entries (C not
+   on a multiple of its element size): element-wise streaming, as before.
+   Same arithmetic, same bits. */
 BMM__INLINE void BMM__FN(small_dot_lines)(const bmm_plan *pl, int pf_on, int64_t b0, int64_t b1,
                                           const int M, const int64_t K) {
   enum { L = 64 / (int)sizeof(BMM__T) };
@@ -2565,19 +2571,19 @@ BMM__INLINE void BMM__FN(small_dot_lines)(const bmm_plan *pl, int pf_on, int64_t
   if ((uintptr_t)(C + start * M) & 63) start = b1; /* never on a line: element-wise */
   for (; u < start; ++u) {
     if (pf_on) bmm__cpu_pf_entry(&pf);
-    BMM__FN(small_dot_entry)(pl, start == b1, u, M, K, C + u * M);
+    BMM__FN(small_dot_entry)(pl, start == b1, u, M, K);
   }
   for (; u + L <= b1; u += L) {
     for (e = 0; e < L; ++e) {
       if (pf_on) bmm__cpu_pf_entry(&pf);
-      BMM__FN(small_dot_entry)(pl, 0, u + e, M, K, buf + e * M);
+      BMM__FN(small_dot_to)(pl, 0, u + e, M, K, buf + e * M);
     }
     for (r = 0; r < M; ++r)
       bmm__ntstore_line(C + u * M + r * L, buf + r * L);
   }
   for (; u < b1; ++u) {
     if (pf_on) bmm__cpu_pf_entry(&pf);
-    BMM__FN(small_dot_entry)(pl, 0, u, M, K, C + u * M);
+    BMM__FN(small_dot_entry)(pl, 0, u, M, K);
   }
 }
 #endif
@@ -2590,29 +2596,21 @@ BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *plan, const bmm__cpu_choice 
   const int S = ch->streams;
   const int64_t len = BMM__CPU_RUN_LEN(b0, b1, S);
   const int nt = ch->stream;
-  BMM__T *const C = (BMM__T *)pl->c.ptr;
-  const int64_t cbs = pl->c.batch_stride[0];
   int64_t u, q;
   (void)N;
-#if BMM__CPU_NT
-  if (nt && S == 1 && cbs == M) { /* entries' C back to back: stream whole lines */
-    BMM__FN(small_dot_lines)(pl, ch->prefetch, b0, b1, M, K);
-    return;
-  }
-#endif
   if (ch->prefetch) { /* one run (streams 1), out of cache */
     bmm__cpu_pf pf = bmm__cpu_pf_init(pl, b0);
     for (u = b0; u < b1; ++u) {
       bmm__cpu_pf_entry(&pf);
-      BMM__FN(small_dot_entry)(pl, nt, u, M, K, C + u * cbs);
+      BMM__FN(small_dot_entry)(pl, nt, u, M, K);
     }
     return;
   }
   for (u = 0; u < len; ++u)
     for (q = 0; q < S; ++q)
-      BMM__FN(small_dot_entry)(pl, nt, b0 + q * len + u, M, K, C + (b0 + q * len + u) * cbs);
+      BMM__FN(small_dot_entry)(pl, nt, b0 + q * len + u, M, K);
   for (u = b0 + S * len; u < b1; ++u)
-    BMM__FN(small_dot_entry)(pl, nt, u, M, K, C + u * cbs);
+    BMM__FN(small_dot_entry)(pl, nt, u, M, K);
 }
 #else
 BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0,
@@ -2834,13 +2832,41 @@ BMM__INLINE void BMM__FN(small_axpy)(const bmm_plan *plan, const bmm__cpu_choice
 #undef BMM__UNROLL_S
 
 /* the named kernels of the size list */
-#define BMM__SMALL_DEF(FORM, M, N, K, SUFFIX)                                  \
-  static BMM__VEXT_ATTR void BMM__FN(small_##FORM##_##SUFFIX)(                 \
+#define BMM__SMALL_DEF_axpy(M, N, K, SUFFIX)                                   \
+  static BMM__VEXT_ATTR void BMM__FN(small_axpy_##SUFFIX)(                     \
       const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) { \
-    BMM__FN(small_##FORM)(pl, ch, b0, b1, M, N, (K) ? (int64_t)(K) : pl->k);   \
+    BMM__FN(small_axpy)(pl, ch, b0, b1, M, N, (K) ? (int64_t)(K) : pl->k);     \
   }
+/* The dot kernels' whole-line path (small_dot_lines) in a function of its
+   own, with the shape's constants: inlined beside the entry loop, it cost
+   that loop 6 instructions an entry in gcc -O2's baseline build (3x1x5 f32,
+   54 -> 60, tests/ir_check.sh), whichever path ran. */
+#if BMM__CPU_VEXT && BMM__CPU_NT
+#define BMM__SMALL_DEF_dot(M, N, K, SUFFIX)                                            \
+  static BMM__VEXT_ATTR void BMM__FN(small_lines_##SUFFIX)(                            \
+      const bmm_plan *plan, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {       \
+    const bmm_plan lp = *plan;                                                         \
+    BMM__FN(small_dot_lines)(&lp, ch->prefetch, b0, b1, M, (K) ? (int64_t)(K) : lp.k); \
+  }                                                                                    \
+  static BMM__VEXT_ATTR void BMM__FN(small_dot_##SUFFIX)(                              \
+      const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {         \
+    if (ch->stream && ch->streams == 1 && pl->c.batch_stride[0] == (M))                \
+      BMM__FN(small_lines_##SUFFIX)(pl, ch, b0, b1);                                   \
+    else                                                                               \
+      BMM__FN(small_dot)(pl, ch, b0, b1, M, N, (K) ? (int64_t)(K) : pl->k);            \
+  }
+#else
+#define BMM__SMALL_DEF_dot(M, N, K, SUFFIX)                                    \
+  static BMM__VEXT_ATTR void BMM__FN(small_dot_##SUFFIX)(                      \
+      const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) { \
+    BMM__FN(small_dot)(pl, ch, b0, b1, M, N, (K) ? (int64_t)(K) : pl->k);      \
+  }
+#endif
+#define BMM__SMALL_DEF(FORM, M, N, K, SUFFIX) BMM__SMALL_DEF_##FORM(M, N, K, SUFFIX)
 BMM__CPU_SMALL_SHAPES(BMM__SMALL_DEF)
 #undef BMM__SMALL_DEF
+#undef BMM__SMALL_DEF_dot
+#undef BMM__SMALL_DEF_axpy
 
 /* ---- cpu_dot, short columns: m = 2..4 rows of A stored as columns ---------
    (a.row_stride 1, columns acs >= m apart: the col_a layout). Each column of A
