@@ -124,19 +124,6 @@ BMM__INLINE void bmm__ntstore_f64(double *p, double x) {
   memcpy(&w, &x, 8);
   _mm_stream_si64((long long *)(void *)p, w);
 }
-/* 64 bytes from an aligned buffer to a line, streamed */
-BMM__INLINE void bmm__ntstore_line(void *dst, const void *src) {
-#if defined(__AVX512F__)
-  _mm512_stream_si512((__m512i *)dst, _mm512_load_si512(src));
-#elif defined(__AVX__)
-  _mm256_stream_si256((__m256i *)dst, _mm256_load_si256((const __m256i *)src));
-  _mm256_stream_si256((__m256i *)dst + 1, _mm256_load_si256((const __m256i *)src + 1));
-#else
-  int i;
-  for (i = 0; i < 4; ++i)
-    _mm_stream_si128((__m128i *)dst + i, _mm_load_si128((const __m128i *)src + i));
-#endif
-}
 #define BMM__NT_FENCE() _mm_sfence()
 #else
 BMM__INLINE void bmm__ntstore_f32(float *p, float x) { *p = x; }
@@ -426,6 +413,13 @@ typedef double bmm__v32_f64 __attribute__((vector_size(32), aligned(8), may_alia
 #else
 #define BMM__NTSTORE_V(p, v) BMM__NTSTORE_V16(p, v)
 #endif
+/* 64 bytes from a buffer to a line, streamed in the widest vectors */
+BMM__INLINE void bmm__ntstore_line(void *dst, const void *src) {
+  int i;
+  for (i = 0; i < 64 / BMM__CPU_VBYTES; ++i)
+    BMM__NTSTORE_V((char *)dst + i * BMM__CPU_VBYTES,
+                   *(const bmm__uvec_f32 *)(const void *)((const char *)src + i * BMM__CPU_VBYTES));
+}
 #endif
 /* r[i] = lane sum of s[i], i < 4: pairs of lanes, then pairs of pairs (older
    gcc, without __builtin_shufflevector: the same sums lane by lane) */
