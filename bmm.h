@@ -190,9 +190,9 @@ typedef struct bmm_c128 {
 #define BMM_CPU_STRATEGIES(X)                                                                   \
   X(CPU_REF, cpu_ref, BMM_L_ALL, 0, 0, 0, BMM_CLAIM_CONJ, "plain loops, any strides")           \
   X(CPU_DOT, cpu_dot, BMM_L_ALL, 0, 0, 0, BMM_CLAIM_CONJ,                                       \
-    "contiguous-K dot / axpy / short columns")                                                  \
+    "dot / axpy loops, short columns, row tiles")                                               \
   X(CPU_SMALL, cpu_small, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 16, 16, 0, BMM_CLAIM_CONJ,           \
-    "fixed-size register micro-kernels")                                                        \
+    "fixed-size micro-kernels, else row tiles")                                                 \
   X(CPU_BLOCKED, cpu_blocked, BMM_L_ALL, 0, 0, 0, BMM_CLAIM_CONJ, "packed cache-blocked tiles") \
   X(CPU_BATCH_SIMD, cpu_batch_simd, BMM_L_BATCH_INNER, 0, 0, 0, BMM_CLAIM_CONJ,                 \
     "SIMD across the batch for batch-innermost")

@@ -711,7 +711,8 @@ static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz, int64_t rows) {
 // clang-format off
 #define BMM__CPU_KERNELS(XANY, X, XCOL, XSMALL, XC)                                                \
   XANY(scale) XANY(ref) X(dot_rows) X(dot_cols) X(dot_contig) X(dot_strided)                       \
-  BMM__CPU_COL_SHAPES(XCOL) BMM__CPU_SMALL_SHAPES(XSMALL) X(blocked) X(batch_simd)                 \
+  BMM__CPU_COL_SHAPES(XCOL) BMM__CPU_SMALL_SHAPES(XSMALL) X(small_tile) X(blocked)               \
+  X(batch_simd)                                                                                    \
   XC(c_dot) XC(c_rows) XC(c_blocked) BMM__CPU_CSMALL_SIZES(BMM__CPU_CSMALL_NAME, XC) XC(c_batch)
 // clang-format on
 #define BMM__CPU_KID(NAME) BMM__CPU_K_##NAME,
@@ -847,6 +848,18 @@ static void bmm__cpu_pick_dot_form(const bmm_plan *pl, bmm__cpu_choice *c) {
   }
 }
 
+/* Can small_tile (cpu_small's run-time tile) run the call? Vectors along
+   rows of B and C, n = 2..16; or n = 1 with vector extensions, rows of A and
+   the column of B contiguous (the dot kernels' body, 4 rows at a time).
+   Under cpu_dot n >= 2 also needs k up to BMM__CPU_TILE_MAX_K: its sums are
+   R rows by 1 or 2 vectors, so a long k with few of them waits on each FMA's
+   latency where dot_contig's 8 partial sums do not. */
+#define BMM__CPU_TILE_MAX_K 256
+static int bmm__cpu_tile_fits(const bmm_plan *pl) {
+  if (pl->n == 1) return BMM__CPU_VEXT && pl->a.col_stride == 1 && pl->b.row_stride == 1;
+  return pl->n >= 2 && pl->n <= 16 && pl->b.col_stride == 1 && pl->c.col_stride == 1;
+}
+
 /* The fixed-size kernel for (m, n, k) in a size list: the first match. */
 typedef struct bmm__cpu_shape {
   int kernel, m, n, k; /* n 0: any n; k 0: any k */
@@ -970,6 +983,11 @@ static const char *bmm__cpu_pin_misfit(const bmm_plan *pl, int kid) {
     return s == BMM_CPU_BLOCKED || s == BMM_CPU_SMALL
                ? NULL
                : "blocked runs under cpu_blocked or cpu_small";
+  if (kid == BMM__CPU_K_small_tile)
+    return !dot_family               ? "small_tile runs under cpu_dot or cpu_small"
+           : !bmm__cpu_tile_fits(pl) ? "small_tile needs n = 2..16 and B and C rows contiguous, "
+                                       "or n = 1, A rows and the B column contiguous"
+                                     : NULL;
   if (kid == BMM__CPU_K_batch_simd)
     return s == BMM_CPU_BATCH_SIMD ? NULL : "batch_simd runs only under cpu_batch_simd";
   if (kid == BMM__CPU_K_dot_strided)
@@ -1246,10 +1264,18 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
     /* Short columns: A columns of m = 2..4 contiguous rows, acs >= m apart,
        where the loop order would otherwise be strided dot products (those ran
        at 37-62% of copy on col_a; bench/notes/cpu.md, "short columns"). The
-       N = 1 kernels also need packed columns, n = 1 and b contiguous. */
+       N = 1 kernels also need packed columns, n = 1 and b contiguous.
+       Elsewhere, where B and C rows are vectors (n = 2..16) and k is short,
+       cpu_small's run-time tile: the loop orders keep their sums in memory
+       (bench/notes/cpu.md, "the run-time tile": 3-8x at m > 16, n < 8). */
     bmm__cpu_pick_dot_form(pl, &c);
-    if (BMM__CPU_VEXT && pl->a.row_stride == 1 && m >= 2 && m <= 4 && pl->a.col_stride >= m &&
-        c.kernel == BMM__CPU_K_dot_strided) {
+    if (bmm__cpu_tile_fits(pl) && (n == 1 || k <= BMM__CPU_TILE_MAX_K) &&
+        !(pl->a.row_stride == 1 && m >= 2 && m <= 4 && pl->a.col_stride >= m)) {
+      c.kernel = BMM__CPU_K_small_tile;
+      c.why = n == 1 ? "A rows and the B column contiguous: the run-time tile's dot rows"
+                     : "B and C rows contiguous, n = 2..16, short k: the run-time tile";
+    } else if (BMM__CPU_VEXT && pl->a.row_stride == 1 && m >= 2 && m <= 4 &&
+               pl->a.col_stride >= m && c.kernel == BMM__CPU_K_dot_strided) {
       const int packed = pl->a.col_stride == m && n == 1 && pl->b.row_stride == 1;
       c.kernel = bmm__cpu_find_shape(
           bmm__cpu_col_shapes, (int)(sizeof bmm__cpu_col_shapes / sizeof bmm__cpu_col_shapes[0]), m,
@@ -1258,9 +1284,10 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
     }
   } else if (pl->strategy == BMM_CPU_SMALL) {
     /* the kernel for the shape (its row and column blocks beat the blocked
-       tile at 16^3), else the blocked tile where n fills a vector, else a
-       cpu_dot loop order (bench/notes/cpu.md, "cpu_small borders"). The
-       blocked range takes
+       tile at 16^3), else the run-time tile (0.3-0.9x the blocked tile's
+       time at m, n <= 16, in cache and out: bench/notes/cpu.md, "the run-time
+       tile"), else (n = 1 without vector extensions) the blocked tile where
+       n fills a vector or a cpu_dot loop order. The blocked range takes
        batch entries as units here: m, n <= 16 is one row and one column
        block. */
     const int ks = bmm__cpu_find_shape(
@@ -1268,6 +1295,9 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
         (int)(sizeof bmm__cpu_small_shapes / sizeof bmm__cpu_small_shapes[0]), m, n, k);
     if (ks >= 0)
       c.kernel = ks, c.why = "a fixed-size kernel for this shape";
+    else if (bmm__cpu_tile_fits(pl))
+      c.kernel = BMM__CPU_K_small_tile,
+      c.why = "no fixed-size kernel: row tiles, m, n, k at run time";
     else if (n >= BMM__CPU_VBYTES / sz)
       c.kernel = BMM__CPU_K_blocked, c.why = "no fixed-size kernel; n fills a vector: blocked tile";
     else
@@ -2503,12 +2533,13 @@ BMM__DOT_FORM_DEF(dot_strided)
 /* dot: per row of A, two 16-byte sums over 2-vector steps, one more vector
    step if it fits, scalars for the rest; the rows' lane sums in horizontal
    adds (1.2-2.8x a scalar-lane form at every K of 5..50; wider vectors were
-   slower: bench/notes/cpu.md, "cpu_small dot"). One batch entry bi; M <= 4. */
-BMM__INLINE void BMM__FN(small_dot_to)(const bmm_plan *pl, int nt, int64_t bi, const int M,
-                                       const int64_t K, BMM__T *BMM__RESTRICT C) {
+   slower: bench/notes/cpu.md, "cpu_small dot"). M <= 4 rows of A, lda apart,
+   against the column B into C, rows ldc apart. */
+BMM__INLINE void BMM__FN(small_dot_rows)(const bmm_plan *pl, int nt, const BMM__T *BMM__RESTRICT A,
+                                         const int64_t lda, const BMM__T *BMM__RESTRICT B,
+                                         const int M, const int64_t K, BMM__T *BMM__RESTRICT C,
+                                         const int64_t ldc) {
   enum { V = 16 / (int)sizeof(BMM__T) };
-  const BMM__T *BMM__RESTRICT A = (const BMM__T *)pl->a.ptr + bi * pl->a.batch_stride[0];
-  const BMM__T *BMM__RESTRICT B = (const BMM__T *)pl->b.ptr + bi * pl->b.batch_stride[0];
   BMM__V16 s[4], s1[4];
   BMM__T t[4], acc[4];
   int64_t i, l;
@@ -2518,22 +2549,29 @@ BMM__INLINE void BMM__FN(small_dot_to)(const bmm_plan *pl, int nt, int64_t bi, c
   for (l = 0; l + 2 * V <= K; l += 2 * V) {
     const BMM__V16 b0 = BMM__V16LOAD(B + l), b1 = BMM__V16LOAD(B + l + V);
     BMM__UNROLL for (i = 0; i < M; ++i) {
-      s[i] += BMM__V16LOAD(A + i * K + l) * b0;
-      s1[i] += BMM__V16LOAD(A + i * K + l + V) * b1;
+      s[i] += BMM__V16LOAD(A + i * lda + l) * b0;
+      s1[i] += BMM__V16LOAD(A + i * lda + l + V) * b1;
     }
   }
   if (K - l >= V) {
     const BMM__V16 b0 = BMM__V16LOAD(B + l);
-    BMM__UNROLL for (i = 0; i < M; ++i) s[i] += BMM__V16LOAD(A + i * K + l) * b0;
+    BMM__UNROLL for (i = 0; i < M; ++i) s[i] += BMM__V16LOAD(A + i * lda + l) * b0;
     l += V;
   }
   for (; l < K; ++l)
-    BMM__UNROLL for (i = 0; i < M; ++i) t[i] = BMM__FMA(A[i * K + l], B[l], t[i]);
+    BMM__UNROLL for (i = 0; i < M; ++i) t[i] = BMM__FMA(A[i * lda + l], B[l], t[i]);
   if (K >= 2 * V) BMM__UNROLL for (i = 0; i < M; ++i) s[i] += s1[i];
   BMM__CAT(bmm__hsum_, BMM__N)(s, acc);
   for (i = 0; i < M; ++i)
     acc[i] += t[i];
-  BMM__FN(store)(pl, C, 1, acc, M, 0, 0, nt);
+  BMM__FN(store)(pl, C, ldc, acc, M, 0, 0, nt);
+}
+/* entry bi into C */
+BMM__INLINE void BMM__FN(small_dot_to)(const bmm_plan *pl, int nt, int64_t bi, const int M,
+                                       const int64_t K, BMM__T *BMM__RESTRICT C) {
+  BMM__FN(small_dot_rows)
+  (pl, nt, (const BMM__T *)pl->a.ptr + bi * pl->a.batch_stride[0], K,
+   (const BMM__T *)pl->b.ptr + bi * pl->b.batch_stride[0], M, K, C, 1);
 }
 /* entry bi into its own C */
 BMM__INLINE void BMM__FN(small_dot_entry)(const bmm_plan *pl, int nt, int64_t bi, const int M,
@@ -2677,6 +2715,10 @@ BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *c
   const int RB = (M + G - 1) / G
 #define BMM__AXPY_J0(b) ((b) == 0 ? 0 : NV - (NB - (b)) * CB)
 #define BMM__AXPY_JN(b) (((b) + 1 < NB ? BMM__AXPY_J0((b) + 1) : NV) - BMM__AXPY_J0(b))
+/* small_tile's rows a block at most: R rows of 2 sums, 2 B vectors and a
+   broadcast in the register file */
+#define BMM__TILE_RMAX (BMM__CPU_VREGS >= 32 ? 8 : 6)
+#define BMM__TILE_R(R) ((R) > BMM__TILE_RMAX ? BMM__TILE_RMAX : (R))
 /* the vector epilogue, C store and tile, once per width (the width section,
    near the end): BMM__W names it, v the widest vectors (BMM__CPU_VBYTES),
    v16 16-byte ones, v32 32-byte ones (only where the widest are 64) */
@@ -2714,6 +2756,8 @@ BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *c
 #undef BMM__AXPY_J0
 #undef BMM__AXPY_JN
 #undef BMM__AXPY_COL
+#undef BMM__TILE_RMAX
+#undef BMM__TILE_R
 #endif
 /* One entry: the vector tile, or plain loops with the arithmetic of
    BMM__FN(store). The plain loops unroll only beside the vector tile (N below
@@ -2861,6 +2905,117 @@ BMM__CPU_SMALL_SHAPES(BMM__SMALL_DEF)
 #undef BMM__SMALL_DEF
 #undef BMM__SMALL_DEF_dot
 #undef BMM__SMALL_DEF_axpy
+
+/* ---- cpu_small: the run-time tile -----------------------------------------
+   small_tile: the shapes the size list has no kernel for, n from 2 up to the
+   widest vector (from there the blocked tile): m, n and k at run time, where
+   they went to cpu_dot's loops at a tenth of the fixed kernels' speed (in
+   cache, one thread, f32 on an Intel Xeon: 8x8x4 2.9 GB/s, 4x2x4 6.5, against
+   60.8 at 4x4x4; bench/notes/cpu.md, "the run-time tile"). Rows go in blocks
+   of 4 with constant rows, so the sums stay in registers whatever m is;
+   columns in vectors of the widest width that n fills (the section-3
+   tile_entry_), or in scalars below 16 bytes (f32 n = 2, 3; any n without
+   vector extensions). Every element is one chain of FMAs over l. */
+BMM__INLINE void BMM__FN(tile_s)(const BMM__T *BMM__RESTRICT A, const int64_t lda,
+                                 const int64_t acs, const BMM__T *BMM__RESTRICT B,
+                                 const int64_t ldb, BMM__T *BMM__RESTRICT C, const int64_t ldc,
+                                 const BMM__T al, const BMM__T be, const BMM__T *bias, const int rc,
+                                 const int nt, const int R, const int64_t N, const int64_t K) {
+  BMM__T acc[4][16];
+  int64_t i, j, l;
+  BMM__UNROLL for (i = 0; i < R; ++i) for (j = 0; j < N; ++j) acc[i][j] = 0;
+  for (l = 0; l < K; ++l)
+    BMM__UNROLL for (i = 0; i < R; ++i) {
+      const BMM__T a = A[i * lda + l * acs];
+      for (j = 0; j < N; ++j)
+        acc[i][j] = BMM__FMA(a, B[l * ldb + j], acc[i][j]);
+    }
+  BMM__UNROLL for (i = 0; i < R; ++i) for (j = 0; j < N; ++j) {
+    BMM__T *cp = C + i * ldc + j;
+    if (nt && !bias) {
+      BMM__CAT(bmm__ntstore_, BMM__N)(cp, al * acc[i][j]);
+    } else if (!rc && !bias) {
+      *cp = al * acc[i][j];
+    } else {
+      BMM__T r = bias ? bias[j] : (BMM__T)-0.0;
+      if (rc) r = BMM__FMA(be, *cp, r);
+      *cp = BMM__FMA(al, acc[i][j], r);
+    }
+  }
+}
+/* the scalar tile over the rows in blocks of 4 and columns in blocks of 16
+   (N a constant where the caller knows it) */
+BMM__INLINE void BMM__FN(tile_rows_s)(const BMM__T *A, const int64_t lda, const int64_t acs,
+                                      const BMM__T *B, const int64_t ldb, BMM__T *C,
+                                      const int64_t ldc, const BMM__T al, const BMM__T be,
+                                      const BMM__T *bias, const int rc, const int nt,
+                                      const int64_t M, const int64_t N, const int64_t K) {
+  int64_t i0, j0;
+  for (j0 = 0; j0 < N; j0 += 16) {
+    const int64_t jn = N - j0 < 16 ? N - j0 : 16;
+    const BMM__T *bj = B + j0, *sj = bias ? bias + j0 : NULL;
+    for (i0 = 0; i0 + 4 <= M; i0 += 4)
+      BMM__FN(tile_s)
+    (A + i0 * lda, lda, acs, bj, ldb, C + i0 * ldc + j0, ldc, al, be, sj, rc, nt, 4, jn, K);
+    if (M - i0 == 3) BMM__FN(tile_s)
+    (A + i0 * lda, lda, acs, bj, ldb, C + i0 * ldc + j0, ldc, al, be, sj, rc, nt, 3, jn, K);
+    if (M - i0 == 2) BMM__FN(tile_s)
+    (A + i0 * lda, lda, acs, bj, ldb, C + i0 * ldc + j0, ldc, al, be, sj, rc, nt, 2, jn, K);
+    if (M - i0 == 1) BMM__FN(tile_s)
+    (A + i0 * lda, lda, acs, bj, ldb, C + i0 * ldc + j0, ldc, al, be, sj, rc, nt, 1, jn, K);
+  }
+}
+#if BMM__CPU_VEXT
+/* n = 1: the dot kernels' body over the rows, 4 at a time */
+BMM__INLINE void BMM__FN(tile_dot)(const bmm_plan *pl, const int nt, const BMM__T *A,
+                                   const int64_t lda, const BMM__T *B, BMM__T *C, const int64_t ldc,
+                                   const int64_t M, const int64_t K) {
+  int64_t i0;
+  for (i0 = 0; i0 + 4 <= M; i0 += 4)
+    BMM__FN(small_dot_rows)(pl, nt, A + i0 * lda, lda, B, 4, K, C + i0 * ldc, ldc);
+  if (M - i0 == 3) BMM__FN(small_dot_rows)(pl, nt, A + i0 * lda, lda, B, 3, K, C + i0 * ldc, ldc);
+  if (M - i0 == 2) BMM__FN(small_dot_rows)(pl, nt, A + i0 * lda, lda, B, 2, K, C + i0 * ldc, ldc);
+  if (M - i0 == 1) BMM__FN(small_dot_rows)(pl, nt, A + i0 * lda, lda, B, 1, K, C + i0 * ldc, ldc);
+}
+#endif
+static BMM__VEXT_ATTR void BMM__FN(small_tile)(const bmm_plan *plan, const bmm__cpu_choice *ch,
+                                               int64_t b0, int64_t b1) {
+  const bmm_plan lp = *plan, *pl = &lp; /* kept in registers: as small_dot's */
+  const BMM__T al = (BMM__T)pl->alpha, be = (BMM__T)pl->beta, *bias = (const BMM__T *)pl->bias;
+  const int rc = pl->read_c, nt = ch->stream, sz = (int)sizeof(BMM__T);
+  const int64_t M = pl->m, N = pl->n, K = pl->k;
+  const int64_t lda = pl->a.row_stride, acs = pl->a.col_stride, ldb = pl->b.row_stride,
+                ldc = pl->c.row_stride;
+  bmm__cpu_pf pf = bmm__cpu_pf_init(pl, b0); /* used where ch->prefetch: one run */
+  int64_t bi;
+  (void)sz;
+  for (bi = b0; bi < b1; ++bi) {
+    const BMM__T *A, *B;
+    BMM__T *C;
+    if (ch->prefetch) bmm__cpu_pf_entry(&pf);
+    BMM__FN(ptrs)(pl, bi, &A, &B, &C);
+#if BMM__CPU_VEXT
+    if (N == 1)
+      BMM__FN(tile_dot)(pl, nt, A, lda, B, C, ldc, M, K);
+    else if (N >= BMM__CPU_VBYTES / sz)
+      BMM__FN(tile_entry_v)(A, lda, acs, B, ldb, C, ldc, al, be, bias, rc, nt, M, N, K);
+#if BMM__CPU_V32
+    else if (N >= 32 / sz)
+      BMM__FN(tile_entry_v32)(A, lda, acs, B, ldb, C, ldc, al, be, bias, rc, nt, M, N, K);
+#endif
+    else if (N >= 16 / sz)
+      BMM__FN(tile_entry_v16)(A, lda, acs, B, ldb, C, ldc, al, be, bias, rc, nt, M, N, K);
+    else if (N == 2)
+      BMM__FN(tile_rows_s)(A, lda, acs, B, ldb, C, ldc, al, be, bias, rc, nt, M, 2, K);
+    else if (N == 3)
+      BMM__FN(tile_rows_s)(A, lda, acs, B, ldb, C, ldc, al, be, bias, rc, nt, M, 3, K);
+    else
+      BMM__FN(tile_rows_s)(A, lda, acs, B, ldb, C, ldc, al, be, bias, rc, nt, M, N, K);
+#else
+    BMM__FN(tile_rows_s)(A, lda, acs, B, ldb, C, ldc, al, be, bias, rc, nt, M, N, K);
+#endif
+  }
+}
 
 /* ---- cpu_dot, short columns: m = 2..4 rows of A stored as columns ---------
    (a.row_stride 1, columns acs >= m apart: the col_a layout). Each column of A
@@ -3703,6 +3858,83 @@ BMM__INLINE void BMM__WFN(small_axpy_)(const BMM__T *BMM__RESTRICT A, const BMM_
                                bias ? bias + BMM__AXPY_COL(j0 + j) : NULL, vs[i][j]);
       BMM__UNROLL for (j = 0; j < CB; ++j) if (j < jn)
           BMM__WFN(vstore_c_)(2 * nt, c + BMM__AXPY_COL(j0 + j), r[j]);
+    }
+  }
+}
+/* small_tile's block (the real section's "cpu_small: the run-time tile"): R
+   rows (a constant) by CB = 1 or 2 vectors at columns col[0..CB) (run time)
+   over a run-time k; A, B, C rows lda, ldb, ldc apart. The block's C reads
+   (rc) all come before its stores: its two vectors overlap where the last
+   one ends at n. */
+BMM__INLINE void BMM__WFN(tile_)(const BMM__T *BMM__RESTRICT A, const int64_t lda,
+                                 const int64_t acs, const BMM__T *BMM__RESTRICT B,
+                                 const int64_t ldb, BMM__T *BMM__RESTRICT C, const int64_t ldc,
+                                 const int64_t *col, const BMM__T al, const BMM__T be,
+                                 const BMM__T *bias, const int rc, const int nt, const int R,
+                                 const int CB, const int64_t K) {
+  BMM__WV vs[BMM__TILE_RMAX][2], bv[2], r[2];
+  int i, j;
+  int64_t l;
+  BMM__UNROLL for (i = 0; i < R; ++i) BMM__UNROLL for (j = 0; j < CB; ++j) vs[i][j] = (BMM__WV){0};
+  BMM__UNROLL_K for (l = 0; l < K; ++l) {
+    BMM__UNROLL for (j = 0; j < CB; ++j) bv[j] = BMM__WLOAD(B + l * ldb + col[j]);
+    BMM__UNROLL for (i = 0; i < R; ++i) {
+      const BMM__T a = A[i * lda + l * acs];
+      BMM__UNROLL for (j = 0; j < CB; ++j) vs[i][j] += a * bv[j];
+    }
+  }
+  BMM__UNROLL for (i = 0; i < R; ++i) {
+    BMM__T *c = C + i * ldc;
+    BMM__UNROLL for (j = 0; j < CB; ++j) r[j] =
+        BMM__WFN(vepilogue_)(rc, al, be, c + col[j], bias ? bias + col[j] : NULL, vs[i][j]);
+    BMM__UNROLL for (j = 0; j < CB; ++j) BMM__WFN(vstore_c_)(2 * nt, c + col[j], r[j]);
+  }
+}
+/* One entry of small_tile in vectors of this width (V <= n): NV vectors a
+   row, the last ending at column n, in the column blocks of BMM__AXPY_J0 (so
+   the last vector and the one it overlaps share a block); the rows in G
+   blocks as even as they go of at most BMM__TILE_RMAX (a block of 1 or 2 rows
+   is 2 to 4 chains of FMAs, too few to hide their latency). */
+BMM__INLINE void BMM__WFN(tile_entry_)(const BMM__T *A, const int64_t lda, const int64_t acs,
+                                       const BMM__T *B, const int64_t ldb, BMM__T *C,
+                                       const int64_t ldc, const BMM__T al, const BMM__T be,
+                                       const BMM__T *bias, const int rc, const int nt,
+                                       const int64_t M, const int64_t N, const int64_t K) {
+  enum { V = BMM__WBYTES / (int)sizeof(BMM__T) };
+  const int64_t NV = (N + V - 1) / V, NB = (NV + 1) / 2;
+  const int64_t G = (M + BMM__TILE_RMAX - 1) / BMM__TILE_RMAX, RB = (M + G - 1) / G;
+  int64_t cb, i0, col[2];
+  for (cb = 0; cb < NB; ++cb) {
+    const int64_t j0 = cb == 0 ? 0 : NV - (NB - cb) * 2;
+    const int64_t jn = (cb + 1 < NB ? NV - (NB - cb - 1) * 2 : NV) - j0;
+    col[0] = j0 < NV - 1 ? j0 * V : N - V;
+    col[1] = j0 + 1 < NV - 1 ? (j0 + 1) * V : N - V;
+    for (i0 = 0; i0 < M; i0 += RB) {
+      const BMM__T *a = A + i0 * lda;
+      BMM__T *c = C + i0 * ldc;
+      /* case R: the block of R rows, 1 or 2 vectors (R above the maximum:
+         never reached, and its tile is not compiled: BMM__TILE_R) */
+#define BMM__TILE_CASE(R)                                                                        \
+  case R:                                                                                        \
+    if ((R) > BMM__TILE_RMAX)                                                                    \
+      break;                                                                                     \
+    else if (jn == 2)                                                                            \
+      BMM__WFN(tile_)                                                                            \
+    (a, lda, acs, B, ldb, c, ldc, col, al, be, bias, rc, nt, BMM__TILE_R(R), 2, K);              \
+    else BMM__WFN(tile_)(a, lda, acs, B, ldb, c, ldc, col, al, be, bias, rc, nt, BMM__TILE_R(R), \
+                         1, K);                                                                  \
+    break
+      switch (M - i0 < RB ? M - i0 : RB) {
+        BMM__TILE_CASE(8);
+        BMM__TILE_CASE(7);
+        BMM__TILE_CASE(6);
+        BMM__TILE_CASE(5);
+        BMM__TILE_CASE(4);
+        BMM__TILE_CASE(3);
+        BMM__TILE_CASE(2);
+        BMM__TILE_CASE(1);
+      }
+#undef BMM__TILE_CASE
     }
   }
 }

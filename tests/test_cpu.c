@@ -2335,6 +2335,99 @@ static void test_explain_kernel(void) {
   CHECK(distinct >= (BMM__CPU_VEXT ? 20 : 12), "only %d distinct kernels reached", distinct);
 }
 
+/* cpu_small's run-time tile (small_tile): every m = 1..16 by n = 1..16 with
+   no fixed-size kernel, k from 1 to 19 (to 59 at n = 1), batch 9, each
+   alpha/beta/bias mode in turn, row-major and shared B with a bias. AUTO and
+   cpu_small against the reference (guards around C, pointers at varying
+   alignment); explain names small_tile and small_tile ran (n = 1 only with
+   vector extensions). The halves reach it through the converting driver.
+   Then cpu_dot's use of it, below. */
+static void test_small_tile(void) {
+  static const int layouts[] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS};
+  static const bmm_dtype dts[] = {BMM_F32, BMM_F64, BMM_F16, BMM_BF16};
+  int64_t m, n;
+  int l, dt, idx = 0, tiles = 0;
+  char name[64];
+  for (dt = 0; dt < (int)(sizeof dts / sizeof dts[0]); ++dt)
+    for (m = 1; m <= 16; ++m)
+      for (n = 1; n <= 16; ++n)
+        for (l = 0; l < (int)(sizeof layouts / sizeof layouts[0]); ++l) {
+          const int64_t k = 1 + (m * 7 + n * 3 + l) % 19 + (n == 1 ? 20 * l : 0);
+          const int half = bmm_dtype_size(dts[dt]) == 2;
+          int bias;
+          bmm_problem p;
+          tprob t;
+          char label[96];
+          if (bmm__cpu_find_shape(
+                  bmm__cpu_small_shapes,
+                  (int)(sizeof bmm__cpu_small_shapes / sizeof bmm__cpu_small_shapes[0]), m, n,
+                  k) >= 0 ||
+              (half && (m + n) % 3)) /* a third of the shapes for the halves */
+            continue;
+          p = case_shape(dts[dt], layouts[l], 9, m, n, k);
+          apply_mode(&p, idx, layouts[l], &bias);
+          snprintf(label, sizeof label, "small tile #%d %s", idx, bmmx_layout_name(layouts[l]));
+          tprob_make(&t, &p, bias, (uint64_t)idx + 23000, label);
+          tprob_run(&t, BMM_STRATEGY_AUTO, 0);
+          tprob_run(&t, BMM_CPU_SMALL, idx % 2);
+          /* the kernel of the f32 chunks where the dtype converts */
+          if (n > 1 || BMM__CPU_VEXT) {
+            t.p.strategy = BMM_CPU_SMALL;
+            bmm__cpu_last_kernel = -1;
+            CHECK(explained_kernel(&t.p, name, sizeof name) && strcmp(name, "small_tile") == 0,
+                  "%s %s %lldx%lldx%lld: explain names kernel %s, want small_tile", label,
+                  bmm_dtype_name(dts[dt]), (long long)m, (long long)n, (long long)k, name);
+            CHECK(bmm_cpu(&t.p) == BMM_OK && bmm__cpu_last_kernel == BMM__CPU_K_small_tile,
+                  "%s %s %lldx%lldx%lld: small_tile did not run", label, bmm_dtype_name(dts[dt]),
+                  (long long)m, (long long)n, (long long)k);
+            tiles++;
+          }
+          tprob_free(&t);
+          idx++;
+        }
+  CHECK(tiles >= 600, "only %d shapes reached small_tile", tiles);
+  /* cpu_dot, every layout: where B and C rows are contiguous, n = 2..16 and
+     k <= 256 (A not m = 2..4 short columns), explain names small_tile and it
+     runs; AUTO and cpu_dot right against the reference either way */
+  tiles = 0;
+  for (dt = 0; dt < 2; ++dt)
+    for (l = 0; l < BMMX_LAYOUT_COUNT; ++l)
+      for (m = 1; m <= 40; m += 13)
+        for (n = 1; n <= 17; n += 4) {
+          static const int64_t ks[] = {1, 9, 256, 257};
+          const int64_t k = ks[(m + n + l) % 4];
+          int bias;
+          bmm_problem p = case_shape(dts[dt], l, 4, m, n, k);
+          bmm_plan pl;
+          tprob t;
+          char label[96];
+          int want;
+          apply_mode(&p, idx, l, &bias);
+          snprintf(label, sizeof label, "small tile #%d %s", idx, bmmx_layout_name(l));
+          tprob_make(&t, &p, bias, (uint64_t)idx + 23000, label);
+          tprob_run(&t, BMM_STRATEGY_AUTO, 0);
+          tprob_run(&t, BMM_CPU_DOT, idx % 2);
+          t.p.strategy = BMM_CPU_DOT;
+          if (bmm_plan_problem(&t.p, BMM_BACKEND_CPU, &pl) == BMM_OK &&
+              explained_kernel(&t.p, name, sizeof name)) {
+            want = n == 1 ? BMM__CPU_VEXT && pl.a.col_stride == 1 && pl.b.row_stride == 1
+                          : n <= 16 && k <= 256 && pl.b.col_stride == 1 && pl.c.col_stride == 1;
+            want = want && !(pl.a.row_stride == 1 && m >= 2 && m <= 4);
+            CHECK(want == (strcmp(name, "small_tile") == 0),
+                  "%s %s %lldx%lldx%lld under cpu_dot: explain names kernel %s", label,
+                  bmm_dtype_name(dts[dt]), (long long)m, (long long)n, (long long)k, name);
+            bmm__cpu_last_kernel = -1;
+            CHECK(bmm_cpu(&t.p) == BMM_OK && bmm__cpu_last_kernel >= 0 &&
+                      strcmp(bmm__cpu_kernel_names[bmm__cpu_last_kernel], name) == 0,
+                  "%s: explain's kernel %s did not run", label, name);
+            tiles += want;
+          }
+          tprob_free(&t);
+          idx++;
+        }
+  CHECK(tiles >= 40, "only %d cpu_dot problems reached small_tile", tiles);
+}
+
 /* A rule's kernel= pin (issue 18): every kernel pinned under every strategy,
    over dtypes, layouts and shapes (each fixed-size kernel at its own shape).
    Where explain says the pin applies, that kernel runs (bmm__cpu_last_kernel)
@@ -3389,6 +3482,7 @@ static void test_regress_unsupported_names(void) {
   X(random_large)               \
   X(seed_sweep)                 \
   X(small_squares)              \
+  X(small_tile)                 \
   X(half_dtypes)                \
   X(half_fused)                 \
   X(suite_cases)                \
