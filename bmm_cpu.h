@@ -487,6 +487,18 @@ BMM__INLINE void bmm__hsum_f64(const bmm__v16_f64 *s, double *r) {
 #define BMM__CPU_VROWS_bf16 0
 #endif
 #define BMM__CPU_VROWS_KMAX 64
+/* f32 the same way for k <= BMM__CPU_VROWS_F32_KMAX (the entries' columns
+   permuted into lanes, bmm__cpu_small_vk_*): there the per-entry kernel's own
+   cost, not memory, set the time (Intel VM, 2 threads: 3x1x1 at 45% of the
+   floor, 3x1x2 70%, 3x1x3 78%; bench/notes/cpu.md, "f32: 16 rows to a
+   vector"). Not f64 (87-96% there). */
+#if defined(__AVX512F__) && BMM__CPU_AVX2 && BMM__CPU_NT && BMM__CPU_VEXT
+#define BMM__CPU_VROWS_f32 1
+#else
+#define BMM__CPU_VROWS_f32 0
+#endif
+#define BMM__CPU_VROWS_f64 0
+#define BMM__CPU_VROWS_F32_KMAX 3
 #if BMM__CPU_VROWS_f16 || BMM__CPU_VROWS_bf16
 /* The index of P in each dtype's vrows_fns: k itself up to 8 (the columns,
    every count and offset a constant), then the lanes a row: 16, and past 16
@@ -736,11 +748,14 @@ static const char *const bmm__cpu_kernel_names[BMM__CPU_KERNEL_COUNT] = {BMM__CP
 #define BMM__CPU_KDOT(NAME) 0,
 #define BMM__CPU_KDOT_COL(FORM, M, N, K, SUFFIX) 0,
 #define BMM__CPU_KDOT_SMALL(FORM, M, N, K, SUFFIX) BMM__CPU_IS_DOT_##FORM,
-static int bmm__cpu_fused(bmm_dtype dt, int kid) {
+static int bmm__cpu_small_dot(int kid) {
   static const unsigned char dot[BMM__CPU_KERNEL_COUNT] = {BMM__CPU_KERNELS(
       BMM__CPU_KDOT, BMM__CPU_KDOT, BMM__CPU_KDOT_COL, BMM__CPU_KDOT_SMALL, BMM__CPU_KDOT)};
+  return kid >= 0 && kid < BMM__CPU_KERNEL_COUNT && dot[kid];
+}
+static int bmm__cpu_fused(bmm_dtype dt, int kid) {
   const int on = dt == BMM_F16 ? BMM__CPU_FUSED_f16 : dt == BMM_BF16 ? BMM__CPU_FUSED_bf16 : 0;
-  return on && kid >= 0 && kid < BMM__CPU_KERNEL_COUNT && dot[kid];
+  return on && bmm__cpu_small_dot(kid);
 }
 #undef BMM__CPU_KDOT
 #undef BMM__CPU_KDOT_COL
@@ -1168,12 +1183,14 @@ static bmm_plan bmm__cpu_cvt_plan(const bmm_plan *pl, int64_t cnt, float *a, flo
 
 static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl);
 
-/* Does cpu_small's dot form read the halves 16 rows of C to a vector
-   (BMM__CPU_VROWS_*)? Where built, for rows of at most BMM__CPU_VROWS_KMAX
-   and the packed call whose rows of C are rows of A one after another. */
+/* Does cpu_small's dot form read the halves (or f32 of k <= 3) 16 rows of C
+   to a vector (BMM__CPU_VROWS_*)? Where built, for rows of at most
+   BMM__CPU_VROWS_KMAX and the packed call whose rows of C are rows of A one
+   after another. */
 static int bmm__cpu_vrows(const bmm_plan *pl) {
   const int on = pl->dtype == BMM_F16    ? BMM__CPU_VROWS_f16
                  : pl->dtype == BMM_BF16 ? BMM__CPU_VROWS_bf16
+                 : pl->dtype == BMM_F32  ? BMM__CPU_VROWS_f32 && pl->k <= BMM__CPU_VROWS_F32_KMAX
                                          : 0;
   return on && pl->n == 1 && pl->m >= 1 && pl->m <= 4 && pl->k <= BMM__CPU_VROWS_KMAX &&
          pl->ndims == 1 && pl->a.col_stride == 1 && pl->a.row_stride == pl->k &&
@@ -1232,6 +1249,7 @@ static bmm__cpu_choice bmm__cpu_pick(const bmm_plan *pl) {
       return c;
     }
     c.chunk = e;
+    c.vrows = 0; /* the f32 kernel's own (k <= 3): not on converted chunks */
     c.units = bmm__ceil_div(pl->batch, e);
     c.threads = bmm__cpu_threads(pl, c.units);
     c.stream = c.prefetch = 0; /* the chunks stay in cache */
@@ -1325,6 +1343,9 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   /* in cache the prefetches are instructions for nothing (6% of 32^3 f32) */
   c.prefetch = c.kernel == BMM__CPU_K_blocked && bmm__cpu_big(pl) &&
                bmm__cpu_blk_in_place(pl, sz) && c.units == pl->batch;
+  /* f32's 16 rows to a vector: one run (the range walks blocks in order) */
+  if (pl->dtype == BMM_F32 && c.streams == 1 && bmm__cpu_small_dot(c.kernel))
+    c.vrows = bmm__cpu_vrows(pl);
   if (c.kernel >= bmm__cpu_small_shapes[0].kernel && c.kernel < BMM__CPU_K_blocked)
     c.prefetch = bmm__cpu_small_prefetch(pl, &c);
   return c;
@@ -1468,7 +1489,12 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
              bmm_dtype_name(pl->dtype), (long long)ch.chunk, path);
     used = strlen(buf);
   }
-  if (ch.vrows && used < len) {
+  if (ch.vrows && pl->dtype == BMM_F32 && used < len) {
+    snprintf(buf + used, len - used,
+             "; AVX-512: 16 rows of C to a vector (blocks of 16 entries, their columns permuted "
+             "into lanes, each row's products summed in turn; the same bits as entry by entry)");
+    used = strlen(buf);
+  } else if (ch.vrows && used < len) {
     snprintf(buf + used, len - used,
              "; %s read by the kernel (AVX-512: 16 rows of C to a vector, each row's products "
              "summed %s), sums in f32, C rounded once on store",
@@ -2619,6 +2645,127 @@ BMM__INLINE void BMM__FN(small_dot_lines)(const bmm_plan *pl, int pf_on, int64_t
   }
 }
 #endif
+#if BMM__CAT(BMM__CPU_VROWS_, BMM__N)
+/* f32, k <= 3: 16 rows of C to a vector (bmm__cpu_pick's vrows). A block of
+   16 entries is M*K vectors of A, K of B and M of C. Output vector q's lane t
+   is C's row 16q + t: its column l from A's vectors qK.. (lane t*K + l) and
+   B's (lane ((16q + t) / M)*K + l), by permutations; the sum starts at +0 and
+   adds the K products by FMA in turn, the scalar chain of small_dot_to for
+   k < 4 (its vector sums are +0 there), and the epilogue is BMM__FN(store)'s
+   lane by lane: the same bits as the per-entry kernel, which takes the
+   entries before C's first 64-byte line and after the last block. */
+typedef struct BMM__FN(vk) {
+  __m512i ai[3], bi[4][3];    /* the columns' lanes: of A's K vectors, of B's */
+  __mmask16 am[3], bm[4][3];  /* lanes from the third vector (K = 3) */
+  __m512 bs[3], al, be, bias; /* B shared: its K elements, broadcast */
+} BMM__FN(vk);
+/* the lanes idx (< 16K) of K consecutive vectors x */
+BMM__INLINE __m512 BMM__FN(vk_lanes)(const __m512 *x, __m512i idx, __mmask16 hi, const int K) {
+  __m512 lo;
+  if (K == 1) return _mm512_permutexvar_ps(idx, x[0]);
+  lo = _mm512_permutex2var_ps(x[0], idx, x[1]);
+  return K == 2 ? lo : _mm512_mask_blend_ps(hi, lo, _mm512_permutexvar_ps(idx, x[2]));
+}
+BMM__INLINE void BMM__FN(vk_block)(const BMM__FN(vk) * g, const float *A, const float *B, float *C,
+                                   const int M, const int K, const int shared, const int plain,
+                                   const int rc, const int nt) {
+  __m512 a[12], b[3];
+  int j, q, l;
+  BMM__UNROLL for (j = 0; j < M * K; ++j) a[j] = _mm512_loadu_ps(A + 16 * j);
+  BMM__UNROLL for (j = 0; j < K; ++j) b[j] = shared ? g->bs[j] : _mm512_loadu_ps(B + 16 * j);
+  BMM__UNROLL for (q = 0; q < M; ++q) {
+    __m512 s = _mm512_setzero_ps(), r;
+    BMM__UNROLL for (l = 0; l < K; ++l) {
+      const __m512 ac = K == 1 ? a[q] : BMM__FN(vk_lanes)(a + q * K, g->ai[l], g->am[l], K);
+      const __m512 bc = shared ? b[l] : BMM__FN(vk_lanes)(b, g->bi[q][l], g->bm[q][l], K);
+      s = _mm512_fmadd_ps(ac, bc, s);
+    }
+    if (plain) {
+      r = _mm512_mul_ps(g->al, s);
+    } else {
+      r = g->bias;
+      if (rc) r = _mm512_fmadd_ps(g->be, _mm512_loadu_ps(C + 16 * q), r);
+      r = _mm512_fmadd_ps(g->al, s, r);
+    }
+    if (nt && ((uintptr_t)(C + 16 * q) & 63) == 0)
+      _mm512_stream_ps(C + 16 * q, r);
+    else
+      _mm512_storeu_ps(C + 16 * q, r);
+  }
+}
+/* Entries [b0, b1) of an M x 1 x K call (one run): per entry up to C's first
+   64-byte line, blocks of 16, per entry after the last block */
+BMM__INLINE void BMM__FN(vk_range)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0,
+                                   int64_t b1, const int M, const int K) {
+  const float *A = (const float *)pl->a.ptr, *B = (const float *)pl->b.ptr;
+  float *C = (float *)pl->c.ptr;
+  const int64_t kb = pl->b.batch_stride[0];
+  const int rc = pl->read_c, plain = !rc && !pl->bias, nt = ch->stream;
+  BMM__FN(vk) g;
+  int64_t u = b0, start = b0;
+  int q, l, t;
+  for (l = 0; l < K; ++l) {
+    int ia[16], ib[16];
+    g.am[l] = 0;
+    for (t = 0; t < 16; ++t)
+      ia[t] = t * K + l, g.am[l] |= (__mmask16)(ia[t] >= 32 ? 1u << t : 0u);
+    g.ai[l] = _mm512_loadu_si512((const void *)ia);
+    for (q = 0; q < M; ++q) {
+      g.bm[q][l] = 0;
+      for (t = 0; t < 16; ++t)
+        ib[t] = (16 * q + t) / M * K + l, g.bm[q][l] |= (__mmask16)(ib[t] >= 32 ? 1u << t : 0u);
+      g.bi[q][l] = _mm512_loadu_si512((const void *)ib);
+    }
+    g.bs[l] = _mm512_set1_ps(kb ? 0.0f : B[l]);
+  }
+  g.al = _mm512_set1_ps((float)pl->alpha), g.be = _mm512_set1_ps((float)pl->beta);
+  g.bias = _mm512_set1_ps(pl->bias ? ((const float *)pl->bias)[0] : -0.0f);
+  while (start < b1 && start - b0 < 16 && ((uintptr_t)(C + start * M) & 63))
+    ++start;
+  if ((uintptr_t)(C + start * M) & 63) start = b0; /* never on a line: blocks from b0 */
+  for (; u < start; ++u)
+    BMM__FN(small_dot_entry)(pl, 0, u, M, K);
+  for (; u + 16 <= b1; u += 16) {
+    if (ch->prefetch) { /* the block's lines of A and B BMM_CPU_PREFETCH_BYTES ahead */
+      const char *pa = (const char *)(A + u * M * K) + BMM_CPU_PREFETCH_BYTES;
+      const char *pb = (const char *)(B + u * kb) + BMM_CPU_PREFETCH_BYTES;
+      BMM__UNROLL for (q = 0; q < M * K; ++q) BMM__PREFETCH(pa + 64 * q);
+      if (kb) BMM__UNROLL for (q = 0; q < K; ++q) BMM__PREFETCH(pb + 64 * q);
+    }
+    BMM__FN(vk_block)(&g, A + u * M * K, B + u * kb, C + u * M, M, K, !kb, plain, rc, nt);
+  }
+  for (; u < b1; ++u)
+    BMM__FN(small_dot_entry)(pl, 0, u, M, K);
+}
+/* one function per m = 1..4 and k = 1..3 (constants: every loop unrolled) */
+#define BMM__VK_DEF(M, K)                                                        \
+  static BMM__VEXT_ATTR void BMM__FN(small_vk_##M##_##K)(                        \
+      const bmm_plan *plan, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) { \
+    const bmm_plan lp = *plan;                                                   \
+    BMM__FN(vk_range)(&lp, ch, b0, b1, M, K);                                    \
+  }
+#define BMM__VK_M(X, M) X(M, 1) X(M, 2) X(M, 3)
+BMM__VK_M(BMM__VK_DEF, 1)
+BMM__VK_M(BMM__VK_DEF, 2)
+BMM__VK_M(BMM__VK_DEF, 3)
+BMM__VK_M(BMM__VK_DEF, 4)
+#define BMM__VK_FN(M, K) BMM__FN(small_vk_##M##_##K),
+static const bmm__cpu_range_fn BMM__FN(vk_fns)[4][3] = {{BMM__VK_M(BMM__VK_FN, 1)},
+                                                        {BMM__VK_M(BMM__VK_FN, 2)},
+                                                        {BMM__VK_M(BMM__VK_FN, 3)},
+                                                        {BMM__VK_M(BMM__VK_FN, 4)}};
+#undef BMM__VK_FN
+#undef BMM__VK_M
+#undef BMM__VK_DEF
+/* at the top of each dot kernel of the size list */
+#define BMM__VK_TRY(M, K)                                                     \
+  if (ch->vrows) {                                                            \
+    BMM__FN(vk_fns)[(M)-1][((K) ? (int64_t)(K) : pl->k) - 1](pl, ch, b0, b1); \
+    return;                                                                   \
+  }
+#else
+#define BMM__VK_TRY(M, K)
+#endif
 BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *plan, const bmm__cpu_choice *ch, int64_t b0,
                                     int64_t b1, const int M, const int N, const int64_t K) {
   /* a local copy: no store to C can change it, so the compiler keeps its
@@ -2888,6 +3035,7 @@ BMM__INLINE void BMM__FN(small_axpy)(const bmm_plan *plan, const bmm__cpu_choice
   }                                                                                    \
   static BMM__VEXT_ATTR void BMM__FN(small_dot_##SUFFIX)(                              \
       const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {         \
+    BMM__VK_TRY(M, K)                                                                  \
     if (ch->stream && ch->streams == 1 && pl->c.batch_stride[0] == (M))                \
       BMM__FN(small_lines_##SUFFIX)(pl, ch, b0, b1);                                   \
     else                                                                               \
@@ -2904,6 +3052,7 @@ BMM__INLINE void BMM__FN(small_axpy)(const bmm_plan *plan, const bmm__cpu_choice
 BMM__CPU_SMALL_SHAPES(BMM__SMALL_DEF)
 #undef BMM__SMALL_DEF
 #undef BMM__SMALL_DEF_dot
+#undef BMM__VK_TRY
 #undef BMM__SMALL_DEF_axpy
 
 /* ---- cpu_small: the run-time tile -----------------------------------------

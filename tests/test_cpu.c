@@ -2790,6 +2790,107 @@ static void test_stream_lines(void) {
           }
 }
 
+/* f32 k <= 3, 16 rows of C to a vector (AVX-512 builds: BMM__CPU_VROWS_f32):
+   m = 1..4, k = 1..3, B per entry or shared, batches around the blocks of 16,
+   C at every element offset within a line, each alpha/beta/bias mode. The
+   result is within the bound, nothing outside C is written, explain says
+   the path where it is built, and the bits equal those of the per-entry
+   kernel (a rule's streams=2 turns the path off) and of 1 and 2 threads. */
+static void test_vrows_f32(void) {
+  static const int64_t batches[] = {1, 15, 16, 17, 33, 100, 1000, 40001};
+  enum { G = 40 };
+  int m, k, bi, off, shared, mode = 0, used = 0;
+#ifdef _OPENMP
+  const int max_threads = omp_get_max_threads();
+#endif
+  for (m = 1; m <= 4; ++m)
+    for (k = 1; k <= 3; ++k)
+      for (shared = 0; shared < 2; ++shared)
+        for (bi = 0; bi < (int)(sizeof batches / sizeof batches[0]); ++bi)
+          for (off = 0; off < 17; off += (batches[bi] > 2000 ? 8 : bi % 2 ? 1 : 5), ++mode) {
+            static const double alphas[5] = {1.0, -0.75, 1.5, 1.0, 2.5};
+            static const double betas[5] = {0.0, 0.5, 0.0, 1.0, 0.0};
+            const int64_t batch = batches[bi], nc = batch * m;
+            uint64_t seed = (uint64_t)(7 + m * 100 + k * 10 + bi + 1000 * shared);
+            float *a = (float *)malloc(sizeof(float) * (size_t)(batch * m * k));
+            float *b = (float *)malloc(sizeof(float) * (size_t)(shared ? k : batch * k));
+            float bias[1];
+            void *al = NULL;
+            float *buf = posix_memalign(&al, 64, sizeof(float) * (size_t)(nc + 2 * G + 64))
+                             ? NULL
+                             : (float *)al;
+            float *keep = (float *)malloc(sizeof(float) * (size_t)(nc + 2 * G + 64));
+            float *first = (float *)malloc(sizeof(float) * (size_t)nc);
+            float *cc;
+            bmm_problem p;
+            bmm_table_rule r[2];
+            char why[1024], ctx[160];
+            int th, pass;
+            if (!a || !b || !buf || !keep || !first) exit(2);
+            bmmx_fill(BMM_F32, a, batch * m * k, &seed);
+            bmmx_fill(BMM_F32, b, shared ? k : batch * k, &seed);
+            bmmx_fill(BMM_F32, bias, 1, &seed);
+            { /* zeros of both signs in A: a sum that starts at -0 would show */
+              int64_t z;
+              for (z = 0; z < batch * m * k; z += 7)
+                a[z] = z % 2 ? -0.0f : 0.0f;
+            }
+            bmmx_fill(BMM_F32, buf, nc + 2 * G + 64, &seed);
+            memcpy(keep, buf, sizeof(float) * (size_t)(nc + 2 * G + 64));
+            cc = buf + G + off;
+            p = bmm_problem_rowmajor(BMM_F32, batch, m, 1, k, a, b, cc);
+            if (shared) p.b.batch_stride[0] = 0;
+            p.alpha = alphas[mode % 5], p.beta = betas[mode % 5]; /* AUTO: the rules below */
+            p.bias = mode % 5 == 1 || mode % 5 == 2 ? bias : NULL;
+            snprintf(ctx, sizeof ctx,
+                     "f32 %dx1x%d batch %lld%s, C %d elements past a line, mode %d", m, k,
+                     (long long)batch, shared ? " (B shared)" : "", off, mode % 5);
+            /* pass 0: the per-entry kernel (streams=2); pass 1, 2: the
+               block path, 1 and 2 threads */
+            for (pass = 0; pass < 3; ++pass) {
+              memset(r, 0, sizeof r);
+              r[0].strategy = BMM_CPU_SMALL, r[0].streams = pass == 0 ? 2 : 1;
+              r[1].strategy = BMM_CPU_REF;
+              bmm_set_table(BMM_BACKEND_CPU, r, 2);
+              th = pass == 2 ? 2 : 1;
+#ifdef _OPENMP
+              omp_set_num_threads(th);
+#else
+              (void)th; /* one thread either way */
+#endif
+              memcpy(buf, keep, sizeof(float) * (size_t)(nc + 2 * G + 64));
+              CHECK(bmm_explain(&p, BMM_BACKEND_CPU, why, sizeof why) == BMM_OK, "%s: %s", ctx,
+                    bmm_last_error());
+              /* batch 1 has no batch dimension: no run of entries to block */
+              CHECK(contains(why, "16 rows of C to a vector") ==
+                        (pass > 0 && BMM__CPU_VROWS_f32 && batch > 1),
+                    "%s, pass %d: explain `%s`", ctx, pass, why);
+              used += pass > 0 && contains(why, "16 rows of C to a vector");
+              CHECK(bmm_cpu(&p) == BMM_OK, "%s: %s", ctx, bmm_last_error());
+              CHECK(memcmp(buf, keep, sizeof(float) * (size_t)(G + off)) == 0 &&
+                        memcmp(cc + nc, keep + G + off + nc,
+                               sizeof(float) * (size_t)(G + 64 - off)) == 0,
+                    "%s, pass %d: a store outside C", ctx, pass);
+              if (pass == 0) {
+                bmm_problem q = p;
+                q.c.ptr = keep + G + off; /* C before the call */
+                CHECK(bmmx_check(&q, cc, 0) <= 1.0, "%s: wrong result", ctx);
+                memcpy(first, cc, sizeof(float) * (size_t)nc);
+              } else {
+                CHECK(memcmp(first, cc, sizeof(float) * (size_t)nc) == 0,
+                      "%s: %s differs from the per-entry kernel's bits", ctx,
+                      pass == 1 ? "one thread" : "two threads");
+              }
+            }
+#ifdef _OPENMP
+            omp_set_num_threads(max_threads);
+#endif
+            bmm_set_table(BMM_BACKEND_CPU, NULL, 0);
+            free(a), free(b), free(buf), free(keep), free(first);
+          }
+  CHECK(used > 0 || !BMM__CPU_VROWS_f32, "the block path never ran");
+}
+
 /* ---- same bits for 1 and 2 threads ------------------------------------------ */
 
 /* Strategy i of cpu_strategies (-1: AUTO) into *st and its description into
@@ -3505,6 +3606,7 @@ static void test_regress_unsupported_names(void) {
   X(streams)                    \
   X(prefetch)                   \
   X(stream_lines)               \
+  X(vrows_f32)                  \
   X(cublas_claim_conj)          \
   X(staged_claims_packed)       \
   X(epilogue_same_bits)         \
