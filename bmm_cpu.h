@@ -499,6 +499,9 @@ BMM__INLINE void bmm__hsum_f64(const bmm__v16_f64 *s, double *r) {
 #endif
 #define BMM__CPU_VROWS_f64 0
 #define BMM__CPU_VROWS_F32_KMAX 3
+/* X(A, M) for the dot form's m = 1..4: the 16-rows paths' functions and
+   their tables, one per m */
+#define BMM__CPU_DOT_MS(X, A) X(A, 1) X(A, 2) X(A, 3) X(A, 4)
 #if BMM__CPU_VROWS_f16 || BMM__CPU_VROWS_bf16
 /* The index of P in each dtype's vrows_fns: k itself up to 8 (the columns,
    every count and offset a constant), then the lanes a row: 16, and past 16
@@ -2308,15 +2311,12 @@ BMM__INLINE void BMM__FN(vrows_range)(const bmm_plan *pl, const bmm__cpu_choice 
   X(M, 0, 1) X(M, 1, 2) X(M, 2, 3) X(M, 3, 4) X(M, 4, 5) X(M, 5, 6) X(M, 6, 7) \
   X(M, 7, 8) X(M, 8, 16) X(M, 9, 32) X(M, 10, 48) X(M, 11, 64)
 /* clang-format on */
-BMM__VROWS_M(BMM__VROWS_DEF, 1)
-BMM__VROWS_M(BMM__VROWS_DEF, 2)
-BMM__VROWS_M(BMM__VROWS_DEF, 3)
-BMM__VROWS_M(BMM__VROWS_DEF, 4)
+BMM__CPU_DOT_MS(BMM__VROWS_M, BMM__VROWS_DEF)
 #define BMM__VROWS_FN(M, PI, P) BMM__FN(vrows_##M##_##PI),
-static const bmm__cpu_range_fn BMM__FN(vrows_fns)[4][12] = {{BMM__VROWS_M(BMM__VROWS_FN, 1)},
-                                                            {BMM__VROWS_M(BMM__VROWS_FN, 2)},
-                                                            {BMM__VROWS_M(BMM__VROWS_FN, 3)},
-                                                            {BMM__VROWS_M(BMM__VROWS_FN, 4)}};
+#define BMM__VROWS_ROW(FN, M) {BMM__VROWS_M(FN, M)},
+static const bmm__cpu_range_fn BMM__FN(vrows_fns)[4][12] = {
+    BMM__CPU_DOT_MS(BMM__VROWS_ROW, BMM__VROWS_FN)};
+#undef BMM__VROWS_ROW
 #undef BMM__VROWS_FN
 #undef BMM__VROWS_M
 #undef BMM__VROWS_DEF
@@ -2745,15 +2745,11 @@ BMM__INLINE void BMM__FN(vk_range)(const bmm_plan *pl, const bmm__cpu_choice *ch
     BMM__FN(vk_range)(&lp, ch, b0, b1, M, K);                                    \
   }
 #define BMM__VK_M(X, M) X(M, 1) X(M, 2) X(M, 3)
-BMM__VK_M(BMM__VK_DEF, 1)
-BMM__VK_M(BMM__VK_DEF, 2)
-BMM__VK_M(BMM__VK_DEF, 3)
-BMM__VK_M(BMM__VK_DEF, 4)
+BMM__CPU_DOT_MS(BMM__VK_M, BMM__VK_DEF)
 #define BMM__VK_FN(M, K) BMM__FN(small_vk_##M##_##K),
-static const bmm__cpu_range_fn BMM__FN(vk_fns)[4][3] = {{BMM__VK_M(BMM__VK_FN, 1)},
-                                                        {BMM__VK_M(BMM__VK_FN, 2)},
-                                                        {BMM__VK_M(BMM__VK_FN, 3)},
-                                                        {BMM__VK_M(BMM__VK_FN, 4)}};
+#define BMM__VK_ROW(FN, M) {BMM__VK_M(FN, M)},
+static const bmm__cpu_range_fn BMM__FN(vk_fns)[4][3] = {BMM__CPU_DOT_MS(BMM__VK_ROW, BMM__VK_FN)};
+#undef BMM__VK_ROW
 #undef BMM__VK_FN
 #undef BMM__VK_M
 #undef BMM__VK_DEF
@@ -2906,6 +2902,21 @@ BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *c
 #undef BMM__TILE_RMAX
 #undef BMM__TILE_R
 #endif
+/* One element of the scalar tiles (small_axpy_entry's plain loops,
+   tile_s): BMM__FN(store)'s arithmetic with the epilogue's operands as
+   arguments, b the element's bias (NULL: none) */
+BMM__INLINE void BMM__FN(store1)(BMM__T *cp, const BMM__T x, const BMM__T al, const BMM__T be,
+                                 const BMM__T *b, const int rc, const int nt) {
+  if (nt && !b) {
+    BMM__CAT(bmm__ntstore_, BMM__N)(cp, al * x);
+  } else if (!rc && !b) {
+    *cp = al * x;
+  } else {
+    BMM__T r = b ? *b : (BMM__T)-0.0;
+    if (rc) r = BMM__FMA(be, *cp, r);
+    *cp = BMM__FMA(al, x, r);
+  }
+}
 /* One entry: the vector tile, or plain loops with the arithmetic of
    BMM__FN(store). The plain loops unroll only beside the vector tile (N below
    a 16-byte vector: at most 3 x 3 x K): unrolled for every shape, as
@@ -2952,18 +2963,8 @@ BMM__INLINE void BMM__FN(small_axpy_entry)(const BMM__T *BMM__RESTRICT A,
     const BMM__T a = A[i * K + l];
     BMM__UNROLL_S for (j = 0; j < N; ++j) acc[i][j] = BMM__FMA(a, B[l * N + j], acc[i][j]);
   }
-  BMM__UNROLL_S for (i = 0; i < M; ++i) BMM__UNROLL_S for (j = 0; j < N; ++j) {
-    BMM__T *cp = C + i * N + j;
-    if (nt && !bias) {
-      BMM__CAT(bmm__ntstore_, BMM__N)(cp, al * acc[i][j]);
-    } else if (!rc && !bias) {
-      *cp = al * acc[i][j];
-    } else {
-      BMM__T r = bias ? bias[j] : (BMM__T)-0.0;
-      if (rc) r = BMM__FMA(be, *cp, r);
-      *cp = BMM__FMA(al, acc[i][j], r);
-    }
-  }
+  BMM__UNROLL_S for (i = 0; i < M; ++i) BMM__UNROLL_S for (j = 0; j < N; ++j)
+      BMM__FN(store1)(C + i * N + j, acc[i][j], al, be, bias ? bias + j : NULL, rc, nt);
 }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
@@ -3079,18 +3080,8 @@ BMM__INLINE void BMM__FN(tile_s)(const BMM__T *BMM__RESTRICT A, const int64_t ld
       for (j = 0; j < N; ++j)
         acc[i][j] = BMM__FMA(a, B[l * ldb + j], acc[i][j]);
     }
-  BMM__UNROLL for (i = 0; i < R; ++i) for (j = 0; j < N; ++j) {
-    BMM__T *cp = C + i * ldc + j;
-    if (nt && !bias) {
-      BMM__CAT(bmm__ntstore_, BMM__N)(cp, al * acc[i][j]);
-    } else if (!rc && !bias) {
-      *cp = al * acc[i][j];
-    } else {
-      BMM__T r = bias ? bias[j] : (BMM__T)-0.0;
-      if (rc) r = BMM__FMA(be, *cp, r);
-      *cp = BMM__FMA(al, acc[i][j], r);
-    }
-  }
+  BMM__UNROLL for (i = 0; i < R; ++i) for (j = 0; j < N; ++j)
+      BMM__FN(store1)(C + i * ldc + j, acc[i][j], al, be, bias ? bias + j : NULL, rc, nt);
 }
 /* the scalar tile over the rows in blocks of 4 and columns in blocks of 16
    (N a constant where the caller knows it) */
