@@ -3015,7 +3015,6 @@ BMM__INLINE void BMM__FN(small_axpy)(const bmm_plan *plan, const bmm__cpu_choice
     BMM__FN(small_axpy_run)(pl, ch, b0, b1, M, N, K, 0, al, be, bias, rc, nt);
 }
 #undef BMM__AXPY_VEC
-#undef BMM__UNROLL_S
 
 /* the named kernels of the size list */
 #define BMM__SMALL_DEF_axpy(M, N, K, SUFFIX)                                   \
@@ -3073,14 +3072,14 @@ BMM__INLINE void BMM__FN(tile_s)(const BMM__T *BMM__RESTRICT A, const int64_t ld
                                  const int nt, const int R, const int64_t N, const int64_t K) {
   BMM__T acc[4][16];
   int64_t i, j, l;
-  BMM__UNROLL for (i = 0; i < R; ++i) for (j = 0; j < N; ++j) acc[i][j] = 0;
+  BMM__UNROLL_S for (i = 0; i < R; ++i) for (j = 0; j < N; ++j) acc[i][j] = 0;
   for (l = 0; l < K; ++l)
-    BMM__UNROLL for (i = 0; i < R; ++i) {
+    BMM__UNROLL_S for (i = 0; i < R; ++i) {
       const BMM__T a = A[i * lda + l * acs];
       for (j = 0; j < N; ++j)
         acc[i][j] = BMM__FMA(a, B[l * ldb + j], acc[i][j]);
     }
-  BMM__UNROLL for (i = 0; i < R; ++i) for (j = 0; j < N; ++j)
+  BMM__UNROLL_S for (i = 0; i < R; ++i) for (j = 0; j < N; ++j)
       BMM__FN(store1)(C + i * ldc + j, acc[i][j], al, be, bias ? bias + j : NULL, rc, nt);
 }
 /* the scalar tile over the rows in blocks of 4 and columns in blocks of 16
@@ -3118,6 +3117,7 @@ BMM__INLINE void BMM__FN(tile_dot)(const bmm_plan *pl, const int nt, const BMM__
   if (M - i0 == 1) BMM__FN(small_dot_rows)(pl, nt, A + i0 * lda, lda, B, 1, K, C + i0 * ldc, ldc);
 }
 #endif
+#undef BMM__UNROLL_S
 static BMM__VEXT_ATTR void BMM__FN(small_tile)(const bmm_plan *plan, const bmm__cpu_choice *ch,
                                                int64_t b0, int64_t b1) {
   const bmm_plan lp = *plan, *pl = &lp; /* kept in registers: as small_dot's */
