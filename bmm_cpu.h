@@ -3056,15 +3056,17 @@ BMM__CPU_SMALL_SHAPES(BMM__SMALL_DEF)
 #undef BMM__SMALL_DEF_axpy
 
 /* ---- cpu_small: the run-time tile -----------------------------------------
-   small_tile: the shapes the size list has no kernel for, n from 2 up to the
-   widest vector (from there the blocked tile): m, n and k at run time, where
-   they went to cpu_dot's loops at a tenth of the fixed kernels' speed (in
-   cache, one thread, f32 on an Intel Xeon: 8x8x4 2.9 GB/s, 4x2x4 6.5, against
-   60.8 at 4x4x4; bench/notes/cpu.md, "the run-time tile"). Rows go in blocks
-   of 4 with constant rows, so the sums stay in registers whatever m is;
-   columns in vectors of the widest width that n fills (the section-3
-   tile_entry_), or in scalars below 16 bytes (f32 n = 2, 3; any n without
-   vector extensions). Every element is one chain of FMAs over l. */
+   small_tile: the shapes the size list has no kernel for (and cpu_dot's with
+   contiguous rows of B and C, bmm__cpu_tile_fits): m, n and k at run time,
+   where they went to the blocked tile or to cpu_dot's loops, the loops at a
+   tenth of the fixed kernels' speed (in cache, one thread, f32 on an Intel
+   Xeon: 8x8x4 2.9 GB/s, 4x2x4 6.5, against 60.8 at 4x4x4; bench/notes/cpu.md,
+   "the run-time tile"). Rows go in blocks with a constant row count, so the
+   sums stay in registers whatever m is; columns in vectors of the widest
+   width that n fills (the section-3 tile_entry_: blocks of up to
+   BMM__TILE_RMAX rows), in scalars below 16 bytes (f32 n = 2, 3; any n
+   without vector extensions: blocks of 4 rows), and n = 1 through the dot
+   kernels' rows (tile_dot). Every element is one chain of FMAs over l. */
 BMM__INLINE void BMM__FN(tile_s)(const BMM__T *BMM__RESTRICT A, const int64_t lda,
                                  const int64_t acs, const BMM__T *BMM__RESTRICT B,
                                  const int64_t ldb, BMM__T *BMM__RESTRICT C, const int64_t ldc,
