@@ -552,16 +552,15 @@ static void bmm__cpu_vcol_idx(__m512i *idx, __mmask32 *hi, int q, int w, int64_t
   ((st) < (S) * (len) ? (b0) + ((st) % (S)) * (len) + (st) / (S) : (b0) + (st))
 
 /* Software prefetch for the fixed-size kernels out of cache: walking packed
-   entries in one run, a kernel asks for every line of A and B
-   BMM_CPU_PREFETCH_BYTES ahead of the entry it computes.
-   The hardware prefetchers alone left the seed's f64 K = 30..64 at 25 GB/s
-   on one Zen 5 core against 35 for f32 (the same bytes); 4096 bytes ahead
-   took f64 K = 40 and 64 to 0.70-0.72 of the time, f32 K = 64 to 0.89, and
-   1024 or 8192 ahead, or one line per entry, did worse (bench/notes/cpu.md,
-   "small kernels: prefetch"). 0 turns it off. Addresses, not accesses: the
-   lines past the end of an operand are asked for and never read. */
-#ifndef BMM_CPU_PREFETCH_BYTES
-#define BMM_CPU_PREFETCH_BYTES 4096
+   entries in one run, a kernel asks for every line of A and B a distance
+   ahead of the entry it computes (bmm__cpu_pf_bytes). Defining
+   BMM_CPU_PREFETCH_BYTES before the implementation sets that distance on
+   every path and core; 0 turns the prefetch off. Addresses, not accesses:
+   the lines past the end of an operand are asked for and never read. */
+#if defined(BMM_CPU_PREFETCH_BYTES)
+#define BMM__CPU_PF_ON (BMM_CPU_PREFETCH_BYTES > 0)
+#else
+#define BMM__CPU_PF_ON 1
 #endif
 #if defined(__GNUC__)
 #define BMM__CPU_PREFETCH 1
@@ -570,23 +569,54 @@ static void bmm__cpu_vcol_idx(__m512i *idx, __mmask32 *hi, int q, int w, int64_t
 #define BMM__CPU_PREFETCH 0 /* no portable way to ask */
 #define BMM__PREFETCH(p) ((void)(p))
 #endif
+#if !defined(BMM_CPU_PREFETCH_BYTES)
+/* Is this an Intel core (the one run-time question about the CPU: the
+   prefetch distance below)? */
+static int bmm__cpu_intel(void) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  return __builtin_cpu_is("intel") != 0;
+#else
+  return 0;
+#endif
+}
+#endif
+/* The prefetch distance in bytes: per entry (the fixed-size kernels), or
+   once per block of 16 entries (vrows: 16 rows of C to a vector). Measured,
+   2 GB calls of 3x1xK, 2 threads, in one process:
+   - Zen 5: 4096. The hardware prefetchers alone left f64 K = 30..64 at 25
+     GB/s on one core against 35 for f32 (the same bytes); 4096 ahead took
+     f64 K = 40 and 64 to 0.70-0.72 of the time, f32 K = 64 to 0.89, and 1024
+     or 8192 ahead, or one line per entry, did worse (bench/notes/cpu.md,
+     "small kernels: prefetch"). 2048 not measured there.
+   - Intel (family 6 model 167): 2048 took 0.92-0.95 of 4096's time at f32
+     K = 8..50 and 0.89-0.96 on the f16/bf16 16-row blocks; 1024 took those
+     blocks to 0.84-0.94 but the f32 per-entry kernels to 1.05 at K = 5, 6
+     (bench/notes/cpu.md, "prefetch distance per path"). */
+static int bmm__cpu_pf_bytes(int vrows) {
+#if defined(BMM_CPU_PREFETCH_BYTES)
+  (void)vrows;
+  return BMM_CPU_PREFETCH_BYTES;
+#else
+  return !bmm__cpu_intel() ? 4096 : vrows ? 1024 : 2048;
+#endif
+}
 typedef struct bmm__cpu_pf {
-  uintptr_t a, b;   /* BMM_CPU_PREFETCH_BYTES past the start of the next entry */
+  uintptr_t a, b;   /* the distance past the start of the next entry */
   uintptr_t sa, sb; /* bytes from one entry to the next (B shared: 0) */
   int na, nb;       /* lines asked for an entry: its bytes over 64, rounded up */
 } bmm__cpu_pf;
 /* A run from entry b0 (its own copy of the pointers: the kernel's stores to
    C would make the compiler reload them from the plan every entry). */
-BMM__INLINE bmm__cpu_pf bmm__cpu_pf_init(const bmm_plan *pl, int64_t b0) {
+BMM__INLINE bmm__cpu_pf bmm__cpu_pf_init(const bmm_plan *pl, int64_t b0, int dist) {
   const uintptr_t es = (uintptr_t)bmm_dtype_size(pl->dtype);
   bmm__cpu_pf pf;
   pf.sa = (uintptr_t)pl->a.batch_stride[0] * es, pf.sb = (uintptr_t)pl->b.batch_stride[0] * es;
-  pf.a = (uintptr_t)pl->a.ptr + (uintptr_t)b0 * pf.sa + BMM_CPU_PREFETCH_BYTES;
-  pf.b = (uintptr_t)pl->b.ptr + (uintptr_t)b0 * pf.sb + BMM_CPU_PREFETCH_BYTES;
+  pf.a = (uintptr_t)pl->a.ptr + (uintptr_t)b0 * pf.sa + (uintptr_t)dist;
+  pf.b = (uintptr_t)pl->b.ptr + (uintptr_t)b0 * pf.sb + (uintptr_t)dist;
   pf.na = (int)((pf.sa + 63) / 64), pf.nb = (int)((pf.sb + 63) / 64);
   return pf;
 }
-/* Before computing the run's next entry: the lines BMM_CPU_PREFETCH_BYTES
+/* Before computing the run's next entry: the lines the distance
    ahead of it, the same count every entry (the loops' branches then go the
    same way each time); a line holding the ends of two entries is asked for
    twice. */
@@ -790,8 +820,9 @@ typedef struct bmm__cpu_choice {
   int fused;       /* a converted dtype read by `kernel` itself (bmm__cpu_fused) */
   int vrows;       /* ... by cpu_small's dot form 16 rows of C to a vector (bmm__cpu_vrows) */
   int streams;     /* interleaved runs of entries per thread (BMM__CPU_STREAM_AT) */
-  int prefetch;    /* out of cache: cpu_blocked asks for the next entry's A and B, the
-                      fixed-size kernels for A and B BMM_CPU_PREFETCH_BYTES ahead */
+  int prefetch;    /* out of cache, nonzero: cpu_blocked asks for the next entry's A and
+                      B, the fixed-size kernels for A and B this many bytes ahead
+                      (bmm__cpu_pf_bytes) */
   int64_t rows;    /* cpu_blocked: rows of C per unit (bmm__cpu_blk_rows) */
   int cview;       /* c_blocked: the blocked kernel runs the call's real view
                       (bmm__cpu_cview_plan) and packs B' from the complex B */
@@ -1221,8 +1252,10 @@ static int bmm__cpu_small_prefetch(const bmm_plan *pl, const bmm__cpu_choice *c)
   const double bytes = ((double)pl->m * (double)pl->k +
                         (pl->b.batch_stride[0] ? (double)pl->k * (double)pl->n : 0)) *
                        (double)bmm_dtype_size(pl->dtype);
-  return c->streams == 1 && BMM__CPU_PREFETCH && BMM_CPU_PREFETCH_BYTES > 0 && bmm__cpu_big(pl) &&
-         (bytes >= BMM_CPU_PREFETCH_MIN_BYTES || c->vrows);
+  return c->streams == 1 && BMM__CPU_PREFETCH && BMM__CPU_PF_ON && bmm__cpu_big(pl) &&
+                 (bytes >= BMM_CPU_PREFETCH_MIN_BYTES || c->vrows)
+             ? bmm__cpu_pf_bytes(c->vrows)
+             : 0;
 }
 
 /* Everything a call does, in one place: the kernel inside the strategy (the
@@ -1247,6 +1280,10 @@ static bmm__cpu_choice bmm__cpu_pick(const bmm_plan *pl) {
       c.vrows = bmm__cpu_vrows(pl);
       c.units = pl->batch;
       c.threads = bmm__cpu_threads(pl, c.units);
+      /* C plainly: streaming the 16-row groups' 32 bytes where they start
+         on 32 changed nothing (Intel, f16/bf16 3x1xK, K = 1..50, 2 GB calls,
+         2 threads: 0.93-1.04 of the time; bench/notes/cpu.md, "prefetch
+         distance per path") */
       c.stream = 0;
       c.prefetch = bmm__cpu_small_prefetch(pl, &c);
       return c;
@@ -1516,9 +1553,15 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
                "; the next entry's A and B prefetched (the call moves >= BMM_CPU_STREAM_BYTES)");
     else
       snprintf(buf + used, len - used,
-               "; A and B prefetched %d bytes ahead (BMM_CPU_PREFETCH_BYTES; the call moves >= "
+               "; A and B prefetched %d bytes ahead (%s; the call moves >= "
                "BMM_CPU_STREAM_BYTES)",
-               (int)BMM_CPU_PREFETCH_BYTES);
+               ch.prefetch,
+#if defined(BMM_CPU_PREFETCH_BYTES)
+               "BMM_CPU_PREFETCH_BYTES"
+#else
+               bmm__cpu_intel() ? "the Intel default" : "the default"
+#endif
+      );
     used = strlen(buf);
   }
   if (ch.stream && used < len)
@@ -2007,7 +2050,7 @@ BMM__INLINE void BMM__FN(small_dot_range)(const bmm_plan *pl, int64_t b0, int64_
   const int64_t len = BMM__CPU_RUN_LEN(b0, b1, S);
   int64_t u, q;
   if (pf) { /* one run (streams 1), out of cache */
-    bmm__cpu_pf p = bmm__cpu_pf_init(pl, b0);
+    bmm__cpu_pf p = bmm__cpu_pf_init(pl, b0, pf);
     for (u = b0; u < b1; ++u) {
       bmm__cpu_pf_entry(&p);
       BMM__FN(small_dot_entry)(pl, u, M, K, al, be, bias, rc);
@@ -2243,9 +2286,9 @@ BMM__INLINE void BMM__FN(vrows_block)(const BMM__FN(vr) * g, int64_t e, const in
     BMM__FN(vrows_span)(g, e, 16, M, K, P, plain, rc);
     return;
   }
-  if (pf) { /* the block's lines of A and B BMM_CPU_PREFETCH_BYTES ahead */
-    const uintptr_t pa = (uintptr_t)(g->a + e * M * K) + BMM_CPU_PREFETCH_BYTES;
-    const uintptr_t pb = (uintptr_t)(g->b + e * g->kb) + BMM_CPU_PREFETCH_BYTES;
+  if (pf) { /* the block's lines of A and B pf bytes ahead */
+    const uintptr_t pa = (uintptr_t)(g->a + e * M * K) + (uintptr_t)pf;
+    const uintptr_t pb = (uintptr_t)(g->b + e * g->kb) + (uintptr_t)pf;
     int64_t q;
     for (q = 0; q < 16 * M * K * (int64_t)sizeof(BMM__T); q += 64)
       BMM__PREFETCH((const void *)(pa + (uintptr_t)q));
@@ -2616,31 +2659,31 @@ BMM__INLINE void BMM__FN(small_dot_entry)(const bmm_plan *pl, int nt, int64_t bi
    sides. Where no entry's C starts a line within the first L entries (C not
    on a multiple of its element size): element-wise streaming, as before.
    Same arithmetic, same bits. */
-BMM__INLINE void BMM__FN(small_dot_lines)(const bmm_plan *pl, int pf_on, int64_t b0, int64_t b1,
+BMM__INLINE void BMM__FN(small_dot_lines)(const bmm_plan *pl, int pf, int64_t b0, int64_t b1,
                                           const int M, const int64_t K) {
   enum { L = 64 / (int)sizeof(BMM__T) };
   BMM__T buf[4 * L] __attribute__((aligned(64)));
   BMM__T *const C = (BMM__T *)pl->c.ptr;
-  bmm__cpu_pf pf = bmm__cpu_pf_init(pl, b0);
+  bmm__cpu_pf p = bmm__cpu_pf_init(pl, b0, pf);
   int64_t u = b0, e, start = b0;
   int r;
   while (start < b1 && start - b0 < L && ((uintptr_t)(C + start * M) & 63))
     ++start;
   if ((uintptr_t)(C + start * M) & 63) start = b1; /* never on a line: element-wise */
   for (; u < start; ++u) {
-    if (pf_on) bmm__cpu_pf_entry(&pf);
+    if (pf) bmm__cpu_pf_entry(&p);
     BMM__FN(small_dot_entry)(pl, start == b1, u, M, K);
   }
   for (; u + L <= b1; u += L) {
     for (e = 0; e < L; ++e) {
-      if (pf_on) bmm__cpu_pf_entry(&pf);
+      if (pf) bmm__cpu_pf_entry(&p);
       BMM__FN(small_dot_to)(pl, 0, u + e, M, K, buf + e * M);
     }
     for (r = 0; r < M; ++r)
       bmm__ntstore_line(C + u * M + r * L, buf + r * L);
   }
   for (; u < b1; ++u) {
-    if (pf_on) bmm__cpu_pf_entry(&pf);
+    if (pf) bmm__cpu_pf_entry(&p);
     BMM__FN(small_dot_entry)(pl, 0, u, M, K);
   }
 }
@@ -2726,9 +2769,9 @@ BMM__INLINE void BMM__FN(vk_range)(const bmm_plan *pl, const bmm__cpu_choice *ch
   for (; u < start; ++u)
     BMM__FN(small_dot_entry)(pl, 0, u, M, K);
   for (; u + 16 <= b1; u += 16) {
-    if (ch->prefetch) { /* the block's lines of A and B BMM_CPU_PREFETCH_BYTES ahead */
-      const char *pa = (const char *)(A + u * M * K) + BMM_CPU_PREFETCH_BYTES;
-      const char *pb = (const char *)(B + u * kb) + BMM_CPU_PREFETCH_BYTES;
+    if (ch->prefetch) { /* the block's lines of A and B ch->prefetch bytes ahead */
+      const char *pa = (const char *)(A + u * M * K) + ch->prefetch;
+      const char *pb = (const char *)(B + u * kb) + ch->prefetch;
       BMM__UNROLL for (q = 0; q < M * K; ++q) BMM__PREFETCH(pa + 64 * q);
       if (kb) BMM__UNROLL for (q = 0; q < K; ++q) BMM__PREFETCH(pb + 64 * q);
     }
@@ -2774,7 +2817,7 @@ BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *plan, const bmm__cpu_choice 
   int64_t u, q;
   (void)N;
   if (ch->prefetch) { /* one run (streams 1), out of cache */
-    bmm__cpu_pf pf = bmm__cpu_pf_init(pl, b0);
+    bmm__cpu_pf pf = bmm__cpu_pf_init(pl, b0, ch->prefetch);
     for (u = b0; u < b1; ++u) {
       bmm__cpu_pf_entry(&pf);
       BMM__FN(small_dot_entry)(pl, nt, u, M, K);
@@ -2795,7 +2838,7 @@ BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *c
   int64_t st, bi, i, l, v, w;
   const int S = ch->streams;
   const int64_t len = BMM__CPU_RUN_LEN(b0, b1, S);
-  bmm__cpu_pf pf = bmm__cpu_pf_init(pl, b0); /* used where ch->prefetch: one run */
+  bmm__cpu_pf pf = bmm__cpu_pf_init(pl, b0, ch->prefetch); /* used where ch->prefetch: one run */
   (void)N;
   for (st = 0; st < b1 - b0; ++st) {
     const BMM__T *BMM__RESTRICT A;
@@ -2983,7 +3026,7 @@ BMM__INLINE void BMM__FN(small_axpy_run)(const bmm_plan *pl, const bmm__cpu_choi
   BMM__T *C0 = (BMM__T *)pl->c.ptr;
   bmm__cpu_pf p;
   int64_t st, bi;
-  if (pf) p = bmm__cpu_pf_init(pl, b0); /* one run: bi = b0 + st */
+  if (pf) p = bmm__cpu_pf_init(pl, b0, ch->prefetch); /* one run: bi = b0 + st */
   for (st = 0; st < b1 - b0; ++st) {
     bi = BMM__CPU_STREAM_AT(b0, len, S, st);
     if (pf) bmm__cpu_pf_entry(&p);
@@ -3128,7 +3171,7 @@ static BMM__VEXT_ATTR void BMM__FN(small_tile)(const bmm_plan *plan, const bmm__
   const int64_t M = pl->m, N = pl->n, K = pl->k;
   const int64_t lda = pl->a.row_stride, acs = pl->a.col_stride, ldb = pl->b.row_stride,
                 ldc = pl->c.row_stride;
-  bmm__cpu_pf pf = bmm__cpu_pf_init(pl, b0); /* used where ch->prefetch: one run */
+  bmm__cpu_pf pf = bmm__cpu_pf_init(pl, b0, ch->prefetch); /* used where ch->prefetch: one run */
   int64_t bi;
   (void)sz;
   for (bi = b0; bi < b1; ++bi) {

@@ -188,14 +188,19 @@ static const int bmmx__roof_mix_w[] = {
 };
 
 /* The probe's configurations: 1, 2 or 4 read streams a thread, streaming
-   or plain stores, software prefetch 64 lines (4 KiB, as cpu_small's) ahead
-   or none. Which is best differs by machine and mix (Zen 3/4 VMs: 4 streams,
-   by 20-40%; the Zen 5 VM of 2026-11-25: 1, where 4 left the floor at 56
-   GB/s and cpu_small ran the seed at 70; on 2026-11-26 2 streams with
-   prefetch ran 52.6 GB/s at 94% reads where the 1/4-stream configurations
-   without it ran 47.4 and cpu_small's f64 3x1x12 49.4). */
-#define BMMX_ROOF_NCFG 12
+   or plain stores, software prefetch 64, 32 or 16 lines ahead (cpu_small's
+   distances: 4 KiB, and 2 KiB / 1 KiB on Intel cores) or none. Which is best
+   differs by machine and mix (Zen 3/4 VMs: 4 streams, by 20-40%; the Zen 5 VM
+   of 2026-11-25: 1, where 4 left the floor at 56 GB/s and cpu_small ran the
+   seed at 70; on 2026-11-26 2 streams with prefetch ran 52.6 GB/s at 94%
+   reads where the 1/4-stream configurations without it ran 47.4 and
+   cpu_small's f64 3x1x12 49.4; on the Intel VM of 2026-11-27 f16 3x1xK ran
+   up to 111% of a floor probed at 64 lines only, once cpu_small asked 16
+   lines ahead). */
+#define BMMX_ROOF_NCFG 24
 static inline int bmmx__roof_cfg_ns(int c) { return c % 3 == 0 ? 1 : c % 3 == 1 ? 2 : 4; }
+/* lines ahead of configuration c: 0, 64, 32, 16 for c / 6 = 0..3 */
+static inline int bmmx__roof_cfg_pf(int c) { return c < 6 ? 0 : 128 >> (c / 6); }
 
 /* GB/s of one pass of grid mix m in configuration cfg, the minor stream
    placed by `pass`. */
@@ -204,7 +209,7 @@ static inline double bmmx__roof_run(const bmmx_roofline *r, int m, int cfg, int 
   bmmx__roof_line *dst = (bmmx__roof_line *)r->dst;
   int64_t lines = r->lines;
   int rr = bmmx__roof_mix_r[m], ww = bmmx__roof_mix_w[m];
-  const int ns = bmmx__roof_cfg_ns(cfg), streaming = cfg / 3 % 2 == 0, pf = cfg >= 6;
+  const int ns = bmmx__roof_cfg_ns(cfg), streaming = cfg / 3 % 2 == 0, pf = bmmx__roof_cfg_pf(cfg);
   /* the dominant stream covers the buffer; the minor one its share */
   int64_t nr = rr >= ww ? lines : lines / ww * rr, nw = ww >= rr ? lines : lines / rr * ww;
   /* the minor stream starts further on each pass: not served from cache */
@@ -222,40 +227,61 @@ static inline double bmmx__roof_run(const bmmx_roofline *r, int m, int cfg, int 
 #endif
     rq = nr / nt / 4 * 4, wq = nw / nt;
     /* pf a constant in each call: the loop without prefetch stays as it was */
-    sink += pf ? bmmx__roof_pass(src, rbase + id * rq, rq, dst, wbase + id * wq, wq, rr, ww,
-                                 streaming, ns, 64)
-               : bmmx__roof_pass(src, rbase + id * rq, rq, dst, wbase + id * wq, wq, rr, ww,
-                                 streaming, ns, 0);
+    if (pf == 64)
+      sink += bmmx__roof_pass(src, rbase + id * rq, rq, dst, wbase + id * wq, wq, rr, ww, streaming,
+                              ns, 64);
+    else if (pf == 32)
+      sink += bmmx__roof_pass(src, rbase + id * rq, rq, dst, wbase + id * wq, wq, rr, ww, streaming,
+                              ns, 32);
+    else if (pf)
+      sink += bmmx__roof_pass(src, rbase + id * rq, rq, dst, wbase + id * wq, wq, rr, ww, streaming,
+                              ns, 16);
+    else
+      sink += bmmx__roof_pass(src, rbase + id * rq, rq, dst, wbase + id * wq, wq, rr, ww, streaming,
+                              ns, 0);
   }
   bmmx__roof_sink += sink; /* keeps the reads */
   return 64.0 * (double)(nr + nw) / (bmmx_now_s() - t0) / 1e9;
 }
 
-/* Best GB/s of grid mix m over the probe's configurations, two passes each;
-   the two best configurations are kept for bmmx_roof_time (which one is
-   best moves with the VM's phases: the one chosen at start-up ran 42 GB/s
-   a minute later where another ran 51). */
+/* Best GB/s of grid mix m over the probe's configurations: one pass each,
+   then a second pass of the four best (a pass can lose to the VM's noise;
+   two passes of all 24 made the probe twice as long); the two best
+   configurations are kept for bmmx_roof_time (which one is best moves with
+   the VM's phases: the one chosen at start-up ran 42 GB/s a minute later
+   where another ran 51). */
 static inline double bmmx__roof_mix(bmmx_roofline *r, int m) {
-  int pass, cfg;
-  double best[2] = {0, 0};
+  int cfg, i, j, top[4] = {0, 0, 0, 0};
+  double g[BMMX_ROOF_NCFG], best[2] = {0, 0};
+  for (cfg = 0; cfg < BMMX_ROOF_NCFG; ++cfg)
+    g[cfg] = bmmx__roof_run(r, m, cfg, 2 * cfg);
+  for (i = 0; i < 4; ++i) { /* the four best, by selection */
+    for (cfg = 0, j = -1; cfg < BMMX_ROOF_NCFG; ++cfg) {
+      int taken = 0, q;
+      for (q = 0; q < i; ++q)
+        taken |= top[q] == cfg;
+      if (!taken && (j < 0 || g[cfg] > g[j])) j = cfg;
+    }
+    top[i] = j;
+  }
+  for (i = 0; i < 4; ++i) {
+    const double x = bmmx__roof_run(r, m, top[i], 2 * top[i] + 1);
+    if (x > g[top[i]]) g[top[i]] = x;
+  }
   r->cfg[m][0] = r->cfg[m][1] = 0;
   for (cfg = 0; cfg < BMMX_ROOF_NCFG; ++cfg) {
-    double g = 0;
-    for (pass = 0; pass < 2; ++pass) {
-      double x = bmmx__roof_run(r, m, cfg, pass + 2 * cfg);
-      if (x > g) g = x;
-    }
-    if (g > best[0])
-      best[1] = best[0], r->cfg[m][1] = r->cfg[m][0], best[0] = g, r->cfg[m][0] = cfg;
-    else if (g > best[1])
-      best[1] = g, r->cfg[m][1] = cfg;
+    if (g[cfg] > best[0])
+      best[1] = best[0], r->cfg[m][1] = r->cfg[m][0], best[0] = g[cfg], r->cfg[m][0] = cfg;
+    else if (g[cfg] > best[1])
+      best[1] = g[cfg], r->cfg[m][1] = cfg;
   }
   return best[0];
 }
 
 /* Measure the mixes with omp_get_max_threads() threads (one without OpenMP).
    Keeps its 2 x probe_bytes of buffers for bmmx_roof_time until
-   bmmx_roofline_release. Returns 0 when out of memory. About 1-2 s. */
+   bmmx_roofline_release. Returns 0 when out of memory. About 35 s with 2 GiB streams
+   (Intel VM, 2 threads, 2026-11-27). */
 static inline int bmmx_roofline_measure(bmmx_roofline *r) {
   double llc = bmmx_llc_bytes(), bytes;
   int64_t lines, nthreads = 1;

@@ -2657,12 +2657,28 @@ static void test_streams(void) {
   bmm_set_table(BMM_BACKEND_CPU, NULL, 0);
 }
 
+/* The prefetch distance the README states: BMM_CPU_PREFETCH_BYTES where the
+   build defines it (test_cpu_stream does), else 4096 bytes, and on Intel
+   cores 2048 per entry and 1024 per block of 16 entries (the 16-row path) */
+static int want_pf_bytes(int vrows) {
+#if defined(BMM_CPU_PREFETCH_BYTES)
+  (void)vrows;
+  return BMM_CPU_PREFETCH_BYTES;
+#else
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  if (__builtin_cpu_is("intel")) return vrows ? 1024 : 2048;
+#endif
+  (void)vrows;
+  return 4096;
+#endif
+}
+
 /* The prefetches: cpu_blocked's next entry and the fixed-size kernels' A and
-   B BMM_CPU_PREFETCH_BYTES ahead (f16 too: the kernel that reads the halves
-   in place), chosen only for calls past BMM_CPU_STREAM_BYTES (cpu_blocked:
-   with B read in place; the fixed-size kernels: entries of
-   BMM_CPU_PREFETCH_MIN_BYTES or more), said by explain, and the result of such a call right
-   (sampled against the reference). */
+   B the distance ahead (f16 too: the kernel that reads the halves in place),
+   chosen only for calls past BMM_CPU_STREAM_BYTES (cpu_blocked: with B read
+   in place; the fixed-size kernels: entries of BMM_CPU_PREFETCH_MIN_BYTES or
+   more), said by explain with the distance, and the result of such a call
+   right (sampled against the reference). */
 static void test_prefetch(void) {
   static const struct {
     bmm_strategy s;
@@ -2693,8 +2709,7 @@ static void test_prefetch(void) {
       c.m = cases[s].m, c.n = cases[s].n, c.k = cases[s].k;
       z = bmmx_sizes(&c);
       big = (double)(z.a + z.b + z.c) * (double)es >= (double)BMM_CPU_STREAM_BYTES;
-      want =
-          big && (blocked || (BMM_CPU_PREFETCH_BYTES > 0 && entry >= BMM_CPU_PREFETCH_MIN_BYTES));
+      want = big && (blocked || (BMM__CPU_PF_ON && entry >= BMM_CPU_PREFETCH_MIN_BYTES));
       a = malloc(es * (size_t)z.a), b = malloc(es * (size_t)z.b), cc = malloc(es * (size_t)z.c);
       if (!a || !b || !cc) exit(2);
       bmmx_fill(d, a, z.a, &seed), bmmx_fill(d, b, z.b, &seed), bmmx_fill(d, cc, z.c, &seed);
@@ -2704,11 +2719,19 @@ static void test_prefetch(void) {
       /* f16 converted in chunks (no F16C kernel in this build) stays in cache;
          16 rows to a vector prefetches at any entry size (bmm__cpu_small_prefetch) */
       if (d == BMM_F16 && !contains(why, "read by the kernel")) want = 0;
-      if (contains(why, "16 rows of C to a vector")) want = big && BMM_CPU_PREFETCH_BYTES > 0;
+      if (contains(why, "16 rows of C to a vector")) want = big && BMM__CPU_PF_ON;
       said = contains(why, blocked ? "next entry's A and B prefetched" : "A and B prefetched");
       CHECK(said == want, "%s %lldx%lldx%lld batch %lld (%s cache size): explain `%s`",
             bmm_dtype_name(d), (long long)c.m, (long long)c.n, (long long)c.k, (long long)c.batch,
             want ? "past" : "within", why);
+      if (said && !blocked) {
+        const char *at = strstr(why, "A and B prefetched ");
+        const int dist = want_pf_bytes(contains(why, "16 rows of C to a vector"));
+        int got = -1;
+        if (at) sscanf(at, "A and B prefetched %d bytes ahead", &got);
+        CHECK(got == dist, "%s %lldx%lldx%lld: prefetch distance %d, want %d: explain `%s`",
+              bmm_dtype_name(d), (long long)c.m, (long long)c.n, (long long)c.k, got, dist, why);
+      }
       CHECK(bmm_cpu(&p) == BMM_OK, "%s", bmm_last_error());
       CHECK(bmmx_check(&p, cc, 17) <= 1.0, "%s %lldx%lldx%lld batch %lld: wrong result",
             bmm_dtype_name(d), (long long)c.m, (long long)c.n, (long long)c.k, (long long)c.batch);
@@ -2720,17 +2743,19 @@ static void test_prefetch(void) {
    back, beta = 0; every call of a BMM_CPU_STREAM_BYTES=0 build, so
    test_cpu_stream): C at every element offset within a line, batches around
    the block of 64 / sizeof(T) entries, 1 and 2 threads (a thread's first and
-   last entries are stored plainly). Nothing outside C changes, the result is
-   right, and the bits do not depend on the offset's path or the threads. */
+   last entries are stored plainly). f16 and bf16 too, which store C plainly
+   (the 16-row path's groups included). Nothing outside C changes, the result
+   is right, explain says whether C is streamed, and the bits do not depend
+   on the offset's path or the threads. */
 static void test_stream_lines(void) {
   static const int64_t batches[] = {1, 7, 15, 16, 17, 53, 1000, 40001};
-  static const bmm_dtype dts[] = {BMM_F32, BMM_F64};
+  static const bmm_dtype dts[] = {BMM_F32, BMM_F64, BMM_F16, BMM_BF16};
   enum { G = 40 }; /* guard elements on each side of C */
   int dt, m, kk, bi, off, th;
 #ifdef _OPENMP
   const int max_threads = omp_get_max_threads();
 #endif
-  for (dt = 0; dt < 2; ++dt)
+  for (dt = 0; dt < 4; ++dt)
     for (m = 1; m <= 4; ++m)
       for (kk = 0; kk < 3; ++kk)
         for (bi = 0; bi < (int)(sizeof batches / sizeof batches[0]); ++bi)
@@ -2759,6 +2784,17 @@ static void test_stream_lines(void) {
             p = bmm_problem_rowmajor(d, batch, m, 1, k, a, b, cc);
             p.strategy = BMM_CPU_SMALL;
             p.alpha = 0.75;
+            {
+              char why[1024];
+              const double bytes = (double)(nc + batch * m * k + batch * k) * (double)es;
+              int want;
+              CHECK(bmm_explain(&p, BMM_BACKEND_CPU, why, sizeof why) == BMM_OK, "%s",
+                    bmm_last_error());
+              want = BMM__CPU_NT && BMM_CPU_STREAM_BYTES >= 0 &&
+                     bytes >= (double)BMM_CPU_STREAM_BYTES && es > 2;
+              CHECK(contains(why, "C streamed") == want, "%s %dx1x%lld batch %lld: explain `%s`",
+                    bmm_dtype_name(d), m, (long long)k, (long long)batch, why);
+            }
             for (th = 1; th <= 2; ++th) {
 #ifdef _OPENMP
               omp_set_num_threads(th);
