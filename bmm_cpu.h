@@ -2043,7 +2043,8 @@ BMM__INLINE void BMM__FN(small_dot_entry)(const bmm_plan *pl, int64_t bi, const 
   BMM__FN(store4)(C, rv, M);
 }
 /* The epilogue's operands as arguments, constants for the plain case
-   (alpha 1, beta 0, no bias) so that it tests nothing per entry. */
+   (alpha 1, beta 0, no bias) so that it tests nothing per entry; pf: the
+   prefetch distance in bytes (bmm__cpu_choice.prefetch), 0 for none. */
 BMM__INLINE void BMM__FN(small_dot_range)(const bmm_plan *pl, int64_t b0, int64_t b1, const int S,
                                           const int pf, const int M, const int64_t K, float al,
                                           float be, float bias, int rc) {
@@ -2378,7 +2379,7 @@ BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *plan, const bmm__cpu_choice 
   al = (float)pl->alpha, be = (float)pl->beta;
   bias = pl->bias ? BMM__LOAD1(((const BMM__T *)pl->bias)[0]) : -0.0f;
   if (ch->prefetch)
-    BMM__FN(small_dot_range)(pl, b0, b1, 1, 1, M, K, al, be, bias, pl->read_c);
+    BMM__FN(small_dot_range)(pl, b0, b1, 1, ch->prefetch, M, K, al, be, bias, pl->read_c);
   else if (al == 1.0f && !pl->read_c && !pl->bias)
     BMM__FN(small_dot_range)(pl, b0, b1, ch->streams, 0, M, K, 1.0f, 0.0f, -0.0f, 0);
   else
