@@ -557,11 +557,6 @@ static void bmm__cpu_vcol_idx(__m512i *idx, __mmask32 *hi, int q, int w, int64_t
    BMM_CPU_PREFETCH_BYTES before the implementation sets that distance on
    every path and core; 0 turns the prefetch off. Addresses, not accesses:
    the lines past the end of an operand are asked for and never read. */
-#if defined(BMM_CPU_PREFETCH_BYTES)
-#define BMM__CPU_PF_ON (BMM_CPU_PREFETCH_BYTES > 0)
-#else
-#define BMM__CPU_PF_ON 1
-#endif
 #if defined(__GNUC__)
 #define BMM__CPU_PREFETCH 1
 #define BMM__PREFETCH(p) __builtin_prefetch(p)
@@ -598,6 +593,14 @@ static int bmm__cpu_pf_bytes(int vrows) {
   return BMM_CPU_PREFETCH_BYTES;
 #else
   return !bmm__cpu_intel() ? 4096 : vrows ? 1024 : 2048;
+#endif
+}
+/* whose distance bmm__cpu_pf_bytes gives (explain) */
+static const char *bmm__cpu_pf_source(void) {
+#if defined(BMM_CPU_PREFETCH_BYTES)
+  return "BMM_CPU_PREFETCH_BYTES";
+#else
+  return bmm__cpu_intel() ? "the Intel default" : "the default";
 #endif
 }
 typedef struct bmm__cpu_pf {
@@ -1252,9 +1255,10 @@ static int bmm__cpu_small_prefetch(const bmm_plan *pl, const bmm__cpu_choice *c)
   const double bytes = ((double)pl->m * (double)pl->k +
                         (pl->b.batch_stride[0] ? (double)pl->k * (double)pl->n : 0)) *
                        (double)bmm_dtype_size(pl->dtype);
-  return c->streams == 1 && BMM__CPU_PREFETCH && BMM__CPU_PF_ON && bmm__cpu_big(pl) &&
+  const int dist = bmm__cpu_pf_bytes(c->vrows);
+  return c->streams == 1 && BMM__CPU_PREFETCH && dist > 0 && bmm__cpu_big(pl) &&
                  (bytes >= BMM_CPU_PREFETCH_MIN_BYTES || c->vrows)
-             ? bmm__cpu_pf_bytes(c->vrows)
+             ? dist
              : 0;
 }
 
@@ -1555,13 +1559,7 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
       snprintf(buf + used, len - used,
                "; A and B prefetched %d bytes ahead (%s; the call moves >= "
                "BMM_CPU_STREAM_BYTES)",
-               ch.prefetch,
-#if defined(BMM_CPU_PREFETCH_BYTES)
-               "BMM_CPU_PREFETCH_BYTES"
-#else
-               bmm__cpu_intel() ? "the Intel default" : "the default"
-#endif
-      );
+               ch.prefetch, bmm__cpu_pf_source());
     used = strlen(buf);
   }
   if (ch.stream && used < len)

@@ -227,18 +227,13 @@ static inline double bmmx__roof_run(const bmmx_roofline *r, int m, int cfg, int 
 #endif
     rq = nr / nt / 4 * 4, wq = nw / nt;
     /* pf a constant in each call: the loop without prefetch stays as it was */
-    if (pf == 64)
-      sink += bmmx__roof_pass(src, rbase + id * rq, rq, dst, wbase + id * wq, wq, rr, ww, streaming,
-                              ns, 64);
-    else if (pf == 32)
-      sink += bmmx__roof_pass(src, rbase + id * rq, rq, dst, wbase + id * wq, wq, rr, ww, streaming,
-                              ns, 32);
-    else if (pf)
-      sink += bmmx__roof_pass(src, rbase + id * rq, rq, dst, wbase + id * wq, wq, rr, ww, streaming,
-                              ns, 16);
-    else
-      sink += bmmx__roof_pass(src, rbase + id * rq, rq, dst, wbase + id * wq, wq, rr, ww, streaming,
-                              ns, 0);
+#define BMMX__PASS(PF) \
+  bmmx__roof_pass(src, rbase + id * rq, rq, dst, wbase + id * wq, wq, rr, ww, streaming, ns, PF)
+    sink += pf == 64   ? BMMX__PASS(64)
+            : pf == 32 ? BMMX__PASS(32)
+            : pf       ? BMMX__PASS(16)
+                       : BMMX__PASS(0);
+#undef BMMX__PASS
   }
   bmmx__roof_sink += sink; /* keeps the reads */
   return 64.0 * (double)(nr + nw) / (bmmx_now_s() - t0) / 1e9;
@@ -251,22 +246,17 @@ static inline double bmmx__roof_run(const bmmx_roofline *r, int m, int cfg, int 
    the VM's phases: the one chosen at start-up ran 42 GB/s a minute later
    where another ran 51). */
 static inline double bmmx__roof_mix(bmmx_roofline *r, int m) {
-  int cfg, i, j, top[4] = {0, 0, 0, 0};
-  double g[BMMX_ROOF_NCFG], best[2] = {0, 0};
+  int cfg, i, j;
+  double g[BMMX_ROOF_NCFG], h[BMMX_ROOF_NCFG], best[2] = {0, 0};
   for (cfg = 0; cfg < BMMX_ROOF_NCFG; ++cfg)
-    g[cfg] = bmmx__roof_run(r, m, cfg, 2 * cfg);
-  for (i = 0; i < 4; ++i) { /* the four best, by selection */
-    for (cfg = 0, j = -1; cfg < BMMX_ROOF_NCFG; ++cfg) {
-      int taken = 0, q;
-      for (q = 0; q < i; ++q)
-        taken |= top[q] == cfg;
-      if (!taken && (j < 0 || g[cfg] > g[j])) j = cfg;
-    }
-    top[i] = j;
-  }
-  for (i = 0; i < 4; ++i) {
-    const double x = bmmx__roof_run(r, m, top[i], 2 * top[i] + 1);
-    if (x > g[top[i]]) g[top[i]] = x;
+    h[cfg] = g[cfg] = bmmx__roof_run(r, m, cfg, 2 * cfg);
+  for (i = 0; i < 4; ++i) { /* the four best first passes, best first */
+    double x;
+    for (cfg = 0, j = 0; cfg < BMMX_ROOF_NCFG; ++cfg)
+      if (h[cfg] > h[j]) j = cfg;
+    h[j] = -1; /* taken */
+    x = bmmx__roof_run(r, m, j, 2 * j + 1);
+    if (x > g[j]) g[j] = x;
   }
   r->cfg[m][0] = r->cfg[m][1] = 0;
   for (cfg = 0; cfg < BMMX_ROOF_NCFG; ++cfg) {

@@ -2709,7 +2709,7 @@ static void test_prefetch(void) {
       c.m = cases[s].m, c.n = cases[s].n, c.k = cases[s].k;
       z = bmmx_sizes(&c);
       big = (double)(z.a + z.b + z.c) * (double)es >= (double)BMM_CPU_STREAM_BYTES;
-      want = big && (blocked || (BMM__CPU_PF_ON && entry >= BMM_CPU_PREFETCH_MIN_BYTES));
+      want = big && (blocked || (want_pf_bytes(0) > 0 && entry >= BMM_CPU_PREFETCH_MIN_BYTES));
       a = malloc(es * (size_t)z.a), b = malloc(es * (size_t)z.b), cc = malloc(es * (size_t)z.c);
       if (!a || !b || !cc) exit(2);
       bmmx_fill(d, a, z.a, &seed), bmmx_fill(d, b, z.b, &seed), bmmx_fill(d, cc, z.c, &seed);
@@ -2719,7 +2719,7 @@ static void test_prefetch(void) {
       /* f16 converted in chunks (no F16C kernel in this build) stays in cache;
          16 rows to a vector prefetches at any entry size (bmm__cpu_small_prefetch) */
       if (d == BMM_F16 && !contains(why, "read by the kernel")) want = 0;
-      if (contains(why, "16 rows of C to a vector")) want = big && BMM__CPU_PF_ON;
+      if (contains(why, "16 rows of C to a vector")) want = big && want_pf_bytes(1) > 0;
       said = contains(why, blocked ? "next entry's A and B prefetched" : "A and B prefetched");
       CHECK(said == want, "%s %lldx%lldx%lld batch %lld (%s cache size): explain `%s`",
             bmm_dtype_name(d), (long long)c.m, (long long)c.n, (long long)c.k, (long long)c.batch,
