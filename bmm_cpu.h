@@ -494,8 +494,37 @@ BMM__INLINE void bmm__hsum_f64(const bmm__v16_f64 *s, double *r) {
    vector"). Not f64 (87-96% there). */
 #if defined(__AVX512F__) && BMM__CPU_AVX2 && BMM__CPU_NT && BMM__CPU_VEXT
 #define BMM__CPU_VROWS_f32 1
+#define BMM__CPU_VK_W 16
+typedef __m512 bmm__vk_v;
+typedef __m512i bmm__vk_i;
+#define BMM__VK_LOADU(p) _mm512_loadu_ps(p)
+#define BMM__VK_LOADI(p) _mm512_loadu_si512((const void *)(p))
+#define BMM__VK_STOREU(p, x) _mm512_storeu_ps(p, x)
+#define BMM__VK_STREAM(p, x) _mm512_stream_ps(p, x)
+#define BMM__VK_SET1(x) _mm512_set1_ps(x)
+#define BMM__VK_ZERO() _mm512_setzero_ps()
+#define BMM__VK_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define BMM__VK_MUL(a, b) _mm512_mul_ps(a, b)
+#define BMM__VK_PERM(x, i) _mm512_permutexvar_ps(i, x)
+/* AVX2 with FMA: 8 rows to a vector (-march=haswell on the Intel VM, 2
+   threads: 3x1x1 at 51% of the floor, 3x1x2 70%, 3x1x3 79% entry by entry) */
+#elif defined(__FMA__) && BMM__CPU_AVX2 && BMM__CPU_NT && BMM__CPU_VEXT
+#define BMM__CPU_VROWS_f32 1
+#define BMM__CPU_VK_W 8
+typedef __m256 bmm__vk_v;
+typedef __m256i bmm__vk_i;
+#define BMM__VK_LOADU(p) _mm256_loadu_ps(p)
+#define BMM__VK_LOADI(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define BMM__VK_STOREU(p, x) _mm256_storeu_ps(p, x)
+#define BMM__VK_STREAM(p, x) _mm256_stream_ps(p, x)
+#define BMM__VK_SET1(x) _mm256_set1_ps(x)
+#define BMM__VK_ZERO() _mm256_setzero_ps()
+#define BMM__VK_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define BMM__VK_MUL(a, b) _mm256_mul_ps(a, b)
+#define BMM__VK_PERM(x, i) _mm256_permutevar8x32_ps(x, i)
 #else
 #define BMM__CPU_VROWS_f32 0
+#define BMM__CPU_VK_W 0
 #endif
 #define BMM__CPU_VROWS_f64 0
 #define BMM__CPU_VROWS_F32_KMAX 3
@@ -576,7 +605,8 @@ static int bmm__cpu_intel(void) {
 }
 #endif
 /* The prefetch distance in bytes: per entry (the fixed-size kernels), or
-   once per block of 16 entries (vrows: 16 rows of C to a vector). Measured,
+   once per block of 16 entries (vrows: 16 rows of C to a vector; f32's AVX2
+   blocks of 8 take the same distance, not measured apart). Measured,
    2 GB calls of 3x1xK, 2 threads, in one process:
    - Zen 5: 4096. The hardware prefetchers alone left f64 K = 30..64 at 25
      GB/s on one core against 35 for f32 (the same bytes); 4096 ahead took
@@ -821,7 +851,7 @@ typedef struct bmm__cpu_choice {
                       chunks of this many batch entries copied to f32 (bmm__cpu_convert_*);
                       units are then chunks */
   int fused;       /* a converted dtype read by `kernel` itself (bmm__cpu_fused) */
-  int vrows;       /* ... by cpu_small's dot form 16 rows of C to a vector (bmm__cpu_vrows) */
+  int vrows;       /* ... by cpu_small's dot form 16 (8) rows of C to a vector (bmm__cpu_vrows) */
   int streams;     /* interleaved runs of entries per thread (BMM__CPU_STREAM_AT) */
   int prefetch;    /* out of cache, nonzero: cpu_blocked asks for the next entry's A and
                       B, the fixed-size kernels for A and B this many bytes ahead
@@ -1221,7 +1251,7 @@ static bmm_plan bmm__cpu_cvt_plan(const bmm_plan *pl, int64_t cnt, float *a, flo
 static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl);
 
 /* Does cpu_small's dot form read the halves (or f32 of k <= 3) 16 rows of C
-   to a vector (BMM__CPU_VROWS_*)? Where built, for rows of at most
+   to a vector (f32 with AVX2 only: 8; BMM__CPU_VROWS_*)? Where built, for rows of at most
    BMM__CPU_VROWS_KMAX and the packed call whose rows of C are rows of A one
    after another. */
 static int bmm__cpu_vrows(const bmm_plan *pl) {
@@ -1387,7 +1417,7 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   /* in cache the prefetches are instructions for nothing (6% of 32^3 f32) */
   c.prefetch = c.kernel == BMM__CPU_K_blocked && bmm__cpu_big(pl) &&
                bmm__cpu_blk_in_place(pl, sz) && c.units == pl->batch;
-  /* f32's 16 rows to a vector: one run (the range walks blocks in order) */
+  /* f32's rows to a vector (16 or 8): one run (the range walks blocks in order) */
   if (pl->dtype == BMM_F32 && c.streams == 1 && bmm__cpu_small_dot(c.kernel))
     c.vrows = bmm__cpu_vrows(pl);
   if (c.kernel >= bmm__cpu_small_shapes[0].kernel && c.kernel < BMM__CPU_K_blocked)
@@ -1535,8 +1565,9 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
   }
   if (ch.vrows && pl->dtype == BMM_F32 && used < len) {
     snprintf(buf + used, len - used,
-             "; AVX-512: 16 rows of C to a vector (blocks of 16 entries, their columns permuted "
-             "into lanes, each row's products summed in turn; the same bits as entry by entry)");
+             "; %s: %d rows of C to a vector (blocks of %d entries, their columns permuted into "
+             "lanes, each row's products summed in turn; the same bits as entry by entry)",
+             BMM__CPU_VK_W == 16 ? "AVX-512" : "AVX2", BMM__CPU_VK_W, BMM__CPU_VK_W);
     used = strlen(buf);
   } else if (ch.vrows && used < len) {
     snprintf(buf + used, len - used,
@@ -2688,91 +2719,113 @@ BMM__INLINE void BMM__FN(small_dot_lines)(const bmm_plan *pl, int pf, int64_t b0
 }
 #endif
 #if BMM__CAT(BMM__CPU_VROWS_, BMM__N)
-/* f32, k <= 3: 16 rows of C to a vector (bmm__cpu_pick's vrows). A block of
-   16 entries is M*K vectors of A, K of B and M of C. Output vector q's lane t
-   is C's row 16q + t: its column l from A's vectors qK.. (lane t*K + l) and
-   B's (lane ((16q + t) / M)*K + l), by permutations; the sum starts at +0 and
-   adds the K products by FMA in turn, the scalar chain of small_dot_to for
-   k < 4 (its vector sums are +0 there), and the epilogue is BMM__FN(store)'s
-   lane by lane: the same bits as the per-entry kernel, which takes the
-   entries before C's first 64-byte line and after the last block. */
+/* f32, k <= 3: W rows of C to a vector (bmm__cpu_pick's vrows; W =
+   BMM__CPU_VK_W, 16 with AVX-512, 8 with AVX2). A block of W entries is M*K
+   vectors of A, K of B and M of C. Output vector q's lane t is C's row Wq + t:
+   its column l is lane t of A's vectors qK.. after vk_col, times lane
+   (Wq + t) / M of B's column l (B's K vectors after vk_col, then one permute
+   by ei[q]); the sum starts at +0 and adds the K products by FMA in turn, the
+   scalar chain of small_dot_to for k < 4 (its vector sums are +0 there), and
+   the epilogue is BMM__FN(store)'s lane by lane: the same bits as the
+   per-entry kernel, which takes the entries before C's first 64-byte line
+   and after the last block. */
 typedef struct BMM__FN(vk) {
-  __m512i ai[3], bi[4][3];    /* the columns' lanes: of A's K vectors, of B's */
-  __mmask16 am[3], bm[4][3];  /* lanes from the third vector (K = 3) */
-  __m512 bs[3], al, be, bias; /* B shared: its K elements, broadcast */
+  bmm__vk_i ci[3], ei[4];        /* element t*K + l of column l; B's entry (Wq + t) / M */
+  bmm__vk_v bs[3], al, be, bias; /* B shared: its K elements, broadcast */
 } BMM__FN(vk);
-/* the lanes idx (< 16K) of K consecutive vectors x */
-BMM__INLINE __m512 BMM__FN(vk_lanes)(const __m512 *x, __m512i idx, __mmask16 hi, const int K) {
-  __m512 lo;
-  if (K == 1) return _mm512_permutexvar_ps(idx, x[0]);
-  lo = _mm512_permutex2var_ps(x[0], idx, x[1]);
-  return K == 2 ? lo : _mm512_mask_blend_ps(hi, lo, _mm512_permutexvar_ps(idx, x[2]));
+/* Column l of W rows of K elements held in K consecutive vectors x: lane t
+   is element t*K + l (idx, of which a permute reads the low bits). */
+BMM__INLINE bmm__vk_v BMM__FN(vk_col)(const bmm__vk_v *x, bmm__vk_i idx, const int l, const int K) {
+  if (K == 1) return x[0];
+#if BMM__CPU_VK_W == 16
+  {
+    const __m512 lo = _mm512_permutex2var_ps(x[0], idx, x[1]);
+    /* K = 3: lanes t >= ceil((32 - l) / 3) come from the third vector */
+    return K == 2 ? lo
+                  : _mm512_mask_blend_ps((__mmask16)(0xFFFFu << ((34 - l) / 3)), lo,
+                                         _mm512_permutexvar_ps(idx, x[2]));
+  }
+#else
+  if (K == 2) /* lanes 0..3 from x[0], 4..7 from x[1], at the same positions */
+    return _mm256_blend_ps(_mm256_permutevar8x32_ps(x[0], idx), _mm256_permutevar8x32_ps(x[1], idx),
+                           0xF0);
+  /* K = 3: element 3t + l sits at position (3t + l) % 8 of vector (3t + l) / 8,
+     a different position for every t: two blends gather the 8, one permute
+     orders them */
+  return _mm256_permutevar8x32_ps(
+      l == 0   ? _mm256_blend_ps(_mm256_blend_ps(x[0], x[1], 0x92), x[2], 0x24)
+      : l == 1 ? _mm256_blend_ps(_mm256_blend_ps(x[0], x[1], 0x24), x[2], 0x49)
+               : _mm256_blend_ps(_mm256_blend_ps(x[0], x[1], 0x49), x[2], 0x92),
+      idx);
+#endif
 }
 BMM__INLINE void BMM__FN(vk_block)(const BMM__FN(vk) * g, const float *A, const float *B, float *C,
                                    const int M, const int K, const int shared, const int plain,
                                    const int rc, const int nt) {
-  __m512 a[12], b[3];
+  bmm__vk_v a[12], b[3], bc[3];
   int j, q, l;
-  BMM__UNROLL for (j = 0; j < M * K; ++j) a[j] = _mm512_loadu_ps(A + 16 * j);
-  BMM__UNROLL for (j = 0; j < K; ++j) b[j] = shared ? g->bs[j] : _mm512_loadu_ps(B + 16 * j);
+  BMM__UNROLL for (j = 0; j < M * K; ++j) a[j] = BMM__VK_LOADU(A + BMM__CPU_VK_W * j);
+  if (shared) {
+    BMM__UNROLL for (l = 0; l < K; ++l) bc[l] = g->bs[l];
+  } else {
+    BMM__UNROLL for (j = 0; j < K; ++j) b[j] = BMM__VK_LOADU(B + BMM__CPU_VK_W * j);
+    BMM__UNROLL for (l = 0; l < K; ++l) bc[l] = BMM__FN(vk_col)(b, g->ci[l], l, K);
+  }
   BMM__UNROLL for (q = 0; q < M; ++q) {
-    __m512 s = _mm512_setzero_ps(), r;
+    bmm__vk_v s = BMM__VK_ZERO(), r;
     BMM__UNROLL for (l = 0; l < K; ++l) {
-      const __m512 ac = K == 1 ? a[q] : BMM__FN(vk_lanes)(a + q * K, g->ai[l], g->am[l], K);
-      const __m512 bc = shared ? b[l] : BMM__FN(vk_lanes)(b, g->bi[q][l], g->bm[q][l], K);
-      s = _mm512_fmadd_ps(ac, bc, s);
+      const bmm__vk_v ac = BMM__FN(vk_col)(a + q * K, g->ci[l], l, K);
+      s = BMM__VK_FMA(ac, shared || M == 1 ? bc[l] : BMM__VK_PERM(bc[l], g->ei[q]), s);
     }
     if (plain) {
-      r = _mm512_mul_ps(g->al, s);
+      r = BMM__VK_MUL(g->al, s);
     } else {
       r = g->bias;
-      if (rc) r = _mm512_fmadd_ps(g->be, _mm512_loadu_ps(C + 16 * q), r);
-      r = _mm512_fmadd_ps(g->al, s, r);
+      if (rc) r = BMM__VK_FMA(g->be, BMM__VK_LOADU(C + BMM__CPU_VK_W * q), r);
+      r = BMM__VK_FMA(g->al, s, r);
     }
-    if (nt && ((uintptr_t)(C + 16 * q) & 63) == 0)
-      _mm512_stream_ps(C + 16 * q, r);
+    if (nt && ((uintptr_t)(C + BMM__CPU_VK_W * q) & (4 * BMM__CPU_VK_W - 1)) == 0)
+      BMM__VK_STREAM(C + BMM__CPU_VK_W * q, r);
     else
-      _mm512_storeu_ps(C + 16 * q, r);
+      BMM__VK_STOREU(C + BMM__CPU_VK_W * q, r);
   }
 }
 /* Entries [b0, b1) of an M x 1 x K call (one run): per entry up to C's first
-   64-byte line, blocks of 16, per entry after the last block */
+   64-byte line, blocks of W, per entry after the last block */
 BMM__INLINE void BMM__FN(vk_range)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0,
                                    int64_t b1, const int M, const int K) {
+  enum { W = BMM__CPU_VK_W };
   const float *A = (const float *)pl->a.ptr, *B = (const float *)pl->b.ptr;
   float *C = (float *)pl->c.ptr;
   const int64_t kb = pl->b.batch_stride[0];
   const int rc = pl->read_c, plain = !rc && !pl->bias, nt = ch->stream;
   BMM__FN(vk) g;
   int64_t u = b0, start = b0;
-  int q, l, t;
+  int q, l, t, ix[W];
   for (l = 0; l < K; ++l) {
-    int ia[16], ib[16];
-    g.am[l] = 0;
-    for (t = 0; t < 16; ++t)
-      ia[t] = t * K + l, g.am[l] |= (__mmask16)(ia[t] >= 32 ? 1u << t : 0u);
-    g.ai[l] = _mm512_loadu_si512((const void *)ia);
-    for (q = 0; q < M; ++q) {
-      g.bm[q][l] = 0;
-      for (t = 0; t < 16; ++t)
-        ib[t] = (16 * q + t) / M * K + l, g.bm[q][l] |= (__mmask16)(ib[t] >= 32 ? 1u << t : 0u);
-      g.bi[q][l] = _mm512_loadu_si512((const void *)ib);
-    }
-    g.bs[l] = _mm512_set1_ps(kb ? 0.0f : B[l]);
+    for (t = 0; t < W; ++t)
+      ix[t] = t * K + l;
+    g.ci[l] = BMM__VK_LOADI(ix);
+    g.bs[l] = BMM__VK_SET1(kb ? 0.0f : B[l]);
   }
-  g.al = _mm512_set1_ps((float)pl->alpha), g.be = _mm512_set1_ps((float)pl->beta);
-  g.bias = _mm512_set1_ps(pl->bias ? ((const float *)pl->bias)[0] : -0.0f);
+  for (q = 0; q < M; ++q) {
+    for (t = 0; t < W; ++t)
+      ix[t] = (W * q + t) / M;
+    g.ei[q] = BMM__VK_LOADI(ix);
+  }
+  g.al = BMM__VK_SET1((float)pl->alpha), g.be = BMM__VK_SET1((float)pl->beta);
+  g.bias = BMM__VK_SET1(pl->bias ? ((const float *)pl->bias)[0] : -0.0f);
   while (start < b1 && start - b0 < 16 && ((uintptr_t)(C + start * M) & 63))
     ++start;
   if ((uintptr_t)(C + start * M) & 63) start = b0; /* never on a line: blocks from b0 */
   for (; u < start; ++u)
     BMM__FN(small_dot_entry)(pl, 0, u, M, K);
-  for (; u + 16 <= b1; u += 16) {
+  for (; u + W <= b1; u += W) {
     if (ch->prefetch) { /* the block's lines of A and B ch->prefetch bytes ahead */
       const char *pa = (const char *)(A + u * M * K) + ch->prefetch;
       const char *pb = (const char *)(B + u * kb) + ch->prefetch;
-      BMM__UNROLL for (q = 0; q < M * K; ++q) BMM__PREFETCH(pa + 64 * q);
-      if (kb) BMM__UNROLL for (q = 0; q < K; ++q) BMM__PREFETCH(pb + 64 * q);
+      BMM__UNROLL for (q = 0; q < 4 * W * M * K; q += 64) BMM__PREFETCH(pa + q);
+      if (kb) BMM__UNROLL for (q = 0; q < 4 * W * K; q += 64) BMM__PREFETCH(pb + q);
     }
     BMM__FN(vk_block)(&g, A + u * M * K, B + u * kb, C + u * M, M, K, !kb, plain, rc, nt);
   }

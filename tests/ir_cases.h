@@ -10,10 +10,11 @@
 #define IR_N1 64
 #define IR_N2 192
 
-/* 8x8x4 and 16x1x16: cpu_small's run-time tile (no fixed-size kernel) */
-static const int ir_shapes[][3] = {{2, 2, 2},    {3, 3, 3},    {4, 4, 4},  {5, 5, 5},
-                                   {8, 8, 8},    {16, 16, 16}, {3, 1, 5},  {3, 1, 25},
-                                   {32, 32, 32}, {8, 8, 4},    {16, 1, 16}};
+/* 8x8x4 and 16x1x16: cpu_small's run-time tile (no fixed-size kernel); 3x1x2:
+   f32 rows of C to a vector (AVX2 and AVX-512 builds; entry by entry elsewhere) */
+static const int ir_shapes[][3] = {{2, 2, 2},    {3, 3, 3},    {4, 4, 4},   {5, 5, 5},
+                                   {8, 8, 8},    {16, 16, 16}, {3, 1, 5},   {3, 1, 25},
+                                   {32, 32, 32}, {8, 8, 4},    {16, 1, 16}, {3, 1, 2}};
 #define IR_NSHAPES ((int)(sizeof ir_shapes / sizeof *ir_shapes))
 
 /* 64-byte aligned: kernels with an alignment peel take the same path on
