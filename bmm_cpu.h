@@ -2316,17 +2316,34 @@ BMM__INLINE void BMM__FN(vrows_block)(const BMM__FN(vr) * g, int64_t e, const in
     BMM__FN(vrows_span)(g, e, 16, M, K, P, plain, rc);
     return;
   }
-  if (pf) { /* the block's lines of A and B pf bytes ahead */
-    const uintptr_t pa = (uintptr_t)(g->a + e * M * K) + (uintptr_t)pf;
-    const uintptr_t pb = (uintptr_t)(g->b + e * g->kb) + (uintptr_t)pf;
-    int64_t q;
-    for (q = 0; q < 16 * M * K * (int64_t)sizeof(BMM__T); q += 64)
+  /* A's and B's bytes of a group (B's share of them) */
+  const int64_t as = 16 * K * (int64_t)sizeof(BMM__T), bs = 16 * g->kb * (int64_t)sizeof(BMM__T);
+  const uintptr_t pa = (uintptr_t)(g->a + e * M * K) + (uintptr_t)pf;
+  const uintptr_t pb = (uintptr_t)(g->b + e * g->kb) + (uintptr_t)pf;
+  int64_t q;
+  if (pf && as < 64) { /* groups of under a line of A: the block's lines at once */
+    for (q = 0; q < M * as; q += 64)
       BMM__PREFETCH((const void *)(pa + (uintptr_t)q));
-    for (q = 0; q < 16 * g->kb * (int64_t)sizeof(BMM__T); q += 64)
+    for (q = 0; q < bs; q += 64)
       BMM__PREFETCH((const void *)(pb + (uintptr_t)q));
   }
-  BMM__UNROLL for (t = 0; t < M; ++t)
-      BMM__FN(vrows_group)(g, e, 16 * t, 16 * M, M, K, P, 1, plain, rc);
+  BMM__UNROLL for (t = 0; t < M; ++t) {
+    if (pf && as >= 64) {
+      /* group t's share of the block's lines of A and B, pf bytes ahead,
+         then a compiler barrier: 0.89-1.01 of the time of the block's lines
+         asked all at once before its first group (Intel, f16/bf16 3x1xK, K =
+         1..64, 2 GB calls, 2 threads; geomean 0.94); without the barrier gcc
+         12's code ran f16 3x1x8 at 1.08x the time of a build with it, a
+         reason not found (bench/notes/cpu.md, "the halves' block prefetch
+         per group") */
+      for (q = t * as; q < (t + 1) * as; q += 64)
+        BMM__PREFETCH((const void *)(pa + (uintptr_t)q));
+      for (q = t * bs / M; q < (t + 1) * bs / M; q += 64)
+        BMM__PREFETCH((const void *)(pb + (uintptr_t)q));
+      __asm__ __volatile__("" ::: "memory");
+    }
+    BMM__FN(vrows_group)(g, e, 16 * t, 16 * M, M, K, P, 1, plain, rc);
+  }
 }
 /* Entries [b0, b1) as ch->streams interleaved runs (a block of 16 entries
    from each in turn), the runs' last entries (under 16), the rest after
