@@ -275,7 +275,8 @@ static inline double bmmx__roof_mix(bmmx_roofline *r, int m) {
 /* Measure the mixes with omp_get_max_threads() threads (one without OpenMP).
    Keeps its 2 x probe_bytes of buffers for bmmx_roof_time until
    bmmx_roofline_release. Returns 0 when out of memory. About 35 s with 2 GiB streams
-   (Intel VM, 2 threads, 2026-11-27). */
+   and 11 mixes (Intel VM, 2 threads, 2026-11-27; the 12th, 6:1, adds one mix's
+   share, not timed apart). */
 static inline int bmmx_roofline_measure(bmmx_roofline *r) {
   double llc = bmmx_llc_bytes(), bytes;
   int64_t lines, nthreads = 1;
