@@ -272,6 +272,15 @@ static inline double bmmx__roof_mix(bmmx_roofline *r, int m) {
   return best[0];
 }
 
+/* The grid's read fractions, ascending (bmmx_roofline_measure; the
+   floor's test fills its made-up grid the same way) */
+static inline void bmmx__roof_grid(bmmx_roofline *r) {
+  int m;
+  for (m = 0; m < BMMX_ROOF_NMIX; ++m)
+    r->read_frac[m] =
+        (double)bmmx__roof_mix_r[m] / (double)(bmmx__roof_mix_r[m] + bmmx__roof_mix_w[m]);
+}
+
 /* Measure the mixes with omp_get_max_threads() threads (one without OpenMP).
    Keeps its 2 x probe_bytes of buffers for bmmx_roof_time until
    bmmx_roofline_release. Returns 0 when out of memory. About 35 s with 2 GiB streams
@@ -310,11 +319,9 @@ static inline int bmmx_roofline_measure(bmmx_roofline *r) {
     }
   }
   r->src = src, r->dst = dst, r->lines = lines;
-  for (m = 0; m < BMMX_ROOF_NMIX; ++m) {
-    r->read_frac[m] =
-        (double)bmmx__roof_mix_r[m] / (double)(bmmx__roof_mix_r[m] + bmmx__roof_mix_w[m]);
+  bmmx__roof_grid(r);
+  for (m = 0; m < BMMX_ROOF_NMIX; ++m)
     r->gbps[m] = r->best[m] = bmmx__roof_mix(r, m);
-  }
   return 1;
 }
 

@@ -9,18 +9,9 @@
 #include "bmm.h"
 #include "tests/bmm_cases.h"
 #include "bench/cpu_roofline.h"
+#include "tests/bmm_test.h"
 
-static int passed, failed;
-#define CHECK(cond, ...)                                               \
-  do {                                                                 \
-    if (cond) {                                                        \
-      ++passed;                                                        \
-    } else {                                                           \
-      ++failed;                                                        \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__), printf(__VA_ARGS__); \
-      printf("\n");                                                    \
-    }                                                                  \
-  } while (0)
+#define CHECK BMMX_CHECK
 
 /* the mix of r reads to w writes, its index; -1 if the grid lacks it */
 static int mix_index(int r, int w) {
@@ -34,11 +25,9 @@ int main(void) {
   bmmx_roofline r;
   int m, k, d;
   memset(&r, 0, sizeof r);
-  for (m = 0; m < BMMX_ROOF_NMIX; ++m) { /* as bmmx_roofline_measure fills them */
-    r.read_frac[m] =
-        (double)bmmx__roof_mix_r[m] / (double)(bmmx__roof_mix_r[m] + bmmx__roof_mix_w[m]);
+  bmmx__roof_grid(&r); /* as bmmx_roofline_measure fills it */
+  for (m = 0; m < BMMX_ROOF_NMIX; ++m)
     r.gbps[m] = 20.0 + (double)((m * 7) % 5) + 0.1 * m; /* distinct, not monotonic */
-  }
   for (m = 1; m < BMMX_ROOF_NMIX; ++m)
     CHECK(r.read_frac[m] > r.read_frac[m - 1], "grid mixes not ascending at %d", m);
   for (m = 0; m < BMMX_ROOF_NMIX; ++m) {
@@ -85,6 +74,5 @@ int main(void) {
     }
   CHECK(mix_index(4, 1) >= 0 && mix_index(8, 1) >= 0 && mix_index(16, 1) >= 0,
         "the grid lost a seed mix");
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  return bmmx_summary();
 }
