@@ -1314,11 +1314,13 @@ static bmm__cpu_choice bmm__cpu_pick(const bmm_plan *pl) {
       c.vrows = bmm__cpu_vrows(pl);
       c.units = pl->batch;
       c.threads = bmm__cpu_threads(pl, c.units);
-      /* C plainly: streaming the 16-row groups' 32 bytes where they start
-         on 32 changed nothing (Intel, f16/bf16 3x1xK, K = 1..50, 2 GB calls,
-         2 threads: 0.93-1.04 of the time; bench/notes/cpu.md, "prefetch
-         distance per path") */
-      c.stream = 0;
+      /* C streamed in whole lines (two groups of 16 rows a line) where the
+         16-row path takes k <= 8: f16/bf16 3x1xK, 2 GB calls, 2 threads,
+         new/old time K = 1 0.75-0.80, 2..8 0.87-0.99 (Intel family 6 model
+         167; plain stores read C's lines first). Streaming each group's 32
+         bytes on its own (half lines) changed nothing, and k >= 16 lost
+         1.03-1.05 (bench/notes/cpu.md, "the halves' C in whole lines"). */
+      c.stream = c.vrows && pl->k <= 8 && bmm__cpu_stream_c(pl);
       c.prefetch = bmm__cpu_small_prefetch(pl, &c);
       return c;
     }
@@ -2132,7 +2134,7 @@ BMM__INLINE __m512 BMM__FN(vload16)(const BMM__T *p, int64_t n, int wide) {
       n >= 16 || wide ? _mm256_loadu_si256((const __m256i *)(const void *)p)
                       : _mm256_maskz_loadu_epi16((__mmask16)((1u << n) - 1u), (const void *)p));
 }
-BMM__INLINE void BMM__FN(vstore16)(BMM__T *p, __m512 v, int64_t n) {
+BMM__INLINE __m256i BMM__FN(vhalf16)(__m512 v) {
 #ifdef BMM__CPU_HALF_IS_BF16
   /* bmm_f32_to_bf16 on 16 lanes (as bmm__cpu_bf16_round8 on 8; twice that
      took 22 instructions and, in the unrolled groups, 5 constants that gcc
@@ -2142,11 +2144,14 @@ BMM__INLINE void BMM__FN(vstore16)(BMM__T *p, __m512 v, int64_t n) {
       _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(x, _mm512_set1_epi32(0x7fff)),
                                          _mm512_and_si512(hi, _mm512_set1_epi32(1))),
                         16);
-  const __m256i h = _mm512_cvtepi32_epi16(
+  return _mm512_cvtepi32_epi16(
       _mm512_mask_or_epi32(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), hi, _mm512_set1_epi32(0x40)));
 #else
-  const __m256i h = _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  return _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 #endif
+}
+BMM__INLINE void BMM__FN(vstore16)(BMM__T *p, __m512 v, int64_t n) {
+  const __m256i h = BMM__FN(vhalf16)(v);
   if (n >= 16)
     _mm256_storeu_si256((__m256i *)(void *)p, h);
   else
@@ -2213,10 +2218,11 @@ typedef struct BMM__FN(vr) {
 } BMM__FN(vr);
 /* Rows [o, o + 16) of the rows that start at entry e's first (C's row e*M
    + o is lane 0), those below rn (a multiple of M: the rows of whole entries
-   there are) computed and stored; P: lanes a row (1..16, or K > 16: 16 a
-   chunk of K, a vector a row). All offsets are from entry e, so that a whole block's
-   (vrows_range) are constants. */
-BMM__INLINE void BMM__FN(vrows_group)(const BMM__FN(vr) * g, int64_t e, int64_t o, int64_t rn,
+   there are) computed, the epilogue's included, lanes past rn undefined; P:
+   lanes a row (1..16, or K > 16: 16 a chunk of K, a vector a row). All
+   offsets are from entry e, so that a whole block's (vrows_range) are
+   constants. */
+BMM__INLINE __m512 BMM__FN(vrows_sum)(const BMM__FN(vr) * g, int64_t e, int64_t o, int64_t rn,
                                       const int M, const int64_t K, const int P, const int wide,
                                       const int plain, const int rc) {
   const BMM__T *A = g->a + e * M * K, *B = g->b + e * g->kb;
@@ -2295,13 +2301,21 @@ BMM__INLINE void BMM__FN(vrows_group)(const BMM__FN(vr) * g, int64_t e, int64_t 
     if (rc) r = _mm512_fmadd_ps(g->be, BMM__FN(vload16)(C + o, nr, 0), r);
     v[0] = _mm512_fmadd_ps(g->al, v[0], r);
   }
-  BMM__FN(vstore16)(C + o, v[0], nr);
+  return v[0];
+}
+/* ... and stored */
+BMM__INLINE void BMM__FN(vrows_group)(const BMM__FN(vr) * g, int64_t e, int64_t o, int64_t rn,
+                                      const int M, const int64_t K, const int P, const int wide,
+                                      const int plain, const int rc) {
+  const __m512 v = BMM__FN(vrows_sum)(g, e, o, rn, M, K, P, wide, plain, rc);
+  BMM__FN(vstore16)(g->c + e * M + o, v, rn - o < 16 ? rn - o : 16);
 }
 /* span: n <= 16 entries from e, rows at run-time offsets, loads masked;
-   block: the 16 entries from e, M groups at constant offsets, and where 16
-   more entries of A and B follow them (32 where K = 1: a group's loads read
-   up to 31 halves past its own, vload32) every load a plain one (the
-   problem's last blocks go as spans) */
+   block: the 16 L entries from e (L = 1, or 2: C's 32 L M halves from a
+   64-byte line on, whole lines streamed), L M groups at constant offsets,
+   and where 16 more entries of A and B follow them (32 where K = 1: a
+   group's loads read up to 31 halves past its own, vload32) every load a
+   plain one (the problem's last blocks go as spans) */
 BMM__INLINE void BMM__FN(vrows_span)(const BMM__FN(vr) * g, int64_t e, int64_t n, const int M,
                                      const int64_t K, const int P, const int plain, const int rc) {
   int64_t o;
@@ -2310,10 +2324,11 @@ BMM__INLINE void BMM__FN(vrows_span)(const BMM__FN(vr) * g, int64_t e, int64_t n
 }
 BMM__INLINE void BMM__FN(vrows_block)(const BMM__FN(vr) * g, int64_t e, const int M,
                                       const int64_t K, const int P, const int pf, const int plain,
-                                      const int rc) {
+                                      const int rc, const int L) {
+  __m256i h = _mm256_setzero_si256(); /* the even group's halves of a line */
   int t;
-  if (e + (K < 2 ? 48 : 32) > g->batch) {
-    BMM__FN(vrows_span)(g, e, 16, M, K, P, plain, rc);
+  if (e + 16 * L + (K < 2 ? 32 : 16) > g->batch) {
+    BMM__UNROLL for (t = 0; t < L; ++t) BMM__FN(vrows_span)(g, e + 16 * t, 16, M, K, P, plain, rc);
     return;
   }
   /* A's and B's bytes of a group (B's share of them) */
@@ -2322,12 +2337,12 @@ BMM__INLINE void BMM__FN(vrows_block)(const BMM__FN(vr) * g, int64_t e, const in
   const uintptr_t pb = (uintptr_t)(g->b + e * g->kb) + (uintptr_t)pf;
   int64_t q;
   if (pf && as < 64) { /* groups of under a line of A: the block's lines at once */
-    for (q = 0; q < M * as; q += 64)
+    for (q = 0; q < L * M * as; q += 64)
       BMM__PREFETCH((const void *)(pa + (uintptr_t)q));
-    for (q = 0; q < bs; q += 64)
+    for (q = 0; q < L * bs; q += 64)
       BMM__PREFETCH((const void *)(pb + (uintptr_t)q));
   }
-  BMM__UNROLL for (t = 0; t < M; ++t) {
+  BMM__UNROLL for (t = 0; t < L * M; ++t) {
     if (pf && as >= 64) {
       /* group t's share of the block's lines of A and B, pf bytes ahead,
          then a compiler barrier: 0.89-1.01 of the time of the block's lines
@@ -2342,7 +2357,17 @@ BMM__INLINE void BMM__FN(vrows_block)(const BMM__FN(vr) * g, int64_t e, const in
         BMM__PREFETCH((const void *)(pb + (uintptr_t)q));
       __asm__ __volatile__("" ::: "memory");
     }
-    BMM__FN(vrows_group)(g, e, 16 * t, 16 * M, M, K, P, 1, plain, rc);
+    if (L == 1) {
+      BMM__FN(vrows_group)(g, e, 16 * t, 16 * M, M, K, P, 1, plain, rc);
+    } else { /* two groups a line of C, streamed whole */
+      const __m256i x =
+          BMM__FN(vhalf16)(BMM__FN(vrows_sum)(g, e, 16 * t, 32 * M, M, K, P, 1, plain, rc));
+      if (t % 2 == 0)
+        h = x;
+      else
+        _mm512_stream_si512((__m512i *)(void *)(g->c + e * M + 16 * (t - 1)),
+                            _mm512_inserti64x4(_mm512_castsi256_si512(h), x, 1));
+    }
   }
 }
 /* Entries [b0, b1) as ch->streams interleaved runs (a block of 16 entries
@@ -2372,15 +2397,25 @@ BMM__INLINE void BMM__FN(vrows_range)(const bmm_plan *pl, const bmm__cpu_choice 
     }
   g.al = _mm512_set1_ps((float)pl->alpha), g.be = _mm512_set1_ps((float)pl->beta);
   g.bias = _mm512_set1_ps(pl->bias ? BMM__TOF(((const BMM__T *)pl->bias)[0]) : -0.0f);
-  int64_t u, q;
+  int64_t u, q, y = x;
   for (u = 0; u < len / 16; ++u)
     for (q = 0; q < S; ++q)
-      BMM__FN(vrows_block)(&g, b0 + q * len + 16 * u, M, K, P, pf, plain, rc);
+      BMM__FN(vrows_block)(&g, b0 + q * len + 16 * u, M, K, P, pf, plain, rc, 1);
   for (q = 0; q < S; ++q)
     BMM__FN(vrows_span)(&g, b0 + q * len + len / 16 * 16, len % 16, M, K, P, plain, rc);
-  for (u = 0; u < (b1 - x) / 16; ++u)
-    BMM__FN(vrows_block)(&g, x + 16 * u, M, K, P, pf, plain, rc);
-  BMM__FN(vrows_span)(&g, x + (b1 - x) / 16 * 16, (b1 - x) % 16, M, K, P, plain, rc);
+  if (P <= 8 && ch->stream) { /* entries up to C's next line plainly, then lines streamed */
+    while (y < b1 && y - x < 32 && ((uintptr_t)(g.c + y * M) & 63))
+      ++y;
+    if ((uintptr_t)(g.c + y * M) & 63) y = x; /* never on a line: all plainly */
+    for (u = x; u < y; u += 16)
+      BMM__FN(vrows_span)(&g, u, y - u < 16 ? y - u : 16, M, K, P, plain, rc);
+    if (!((uintptr_t)(g.c + y * M) & 63))
+      for (; y + 32 <= b1; y += 32)
+        BMM__FN(vrows_block)(&g, y, M, K, P, pf, plain, rc, 2);
+  }
+  for (u = 0; u < (b1 - y) / 16; ++u)
+    BMM__FN(vrows_block)(&g, y + 16 * u, M, K, P, pf, plain, rc, 1);
+  BMM__FN(vrows_span)(&g, y + (b1 - y) / 16 * 16, (b1 - y) % 16, M, K, P, plain, rc);
 }
 /* One function per m (M = 1..4) and k up to 8 or lanes a row P past it
    (bmm__cpu_vrows_p), for every dot kernel of the dtype (past 8, k is the
