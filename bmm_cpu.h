@@ -539,18 +539,21 @@ static int bmm__cpu_vrows_p(int64_t k) {
   return k <= 8 ? (int)k - 1 : k <= 16 ? 8 : k <= 32 ? 9 : k <= 48 ? 10 : 11;
 }
 /* vcol's permutation number q of 16 rows whose halves were loaded 32 at a
-   time from the first row's: w = 2 (f16): columns 2q (halves 0..15, row r
-   at r) and 2q + 1 (16..31), converted after; w = 1 (bf16): column q, row r
-   at the upper half of f32 lane r, already f32. Row r's element c is half
-   ((ph + r) / M) * step + c (A: ph = 0, M = 1, step = K; B: the entry of
-   row r of a group that starts at row ph of an entry, step K or 0). */
-static void bmm__cpu_vcol_idx(__m512i *idx, __mmask32 *hi, int q, int w, int64_t k, int ph, int m,
-                              int64_t step) {
+   time from the first row's: columns 2q and 2q + 1. f16 (bf16 = 0): halves
+   0..15 (row r at r) and 16..31, converted after. bf16: row r's two at the
+   upper and the lower half of f32 lane r, column 2q an f32 once the lower
+   half is cleared, 2q + 1 once shifted up (against a permutation a column:
+   bf16 3x1xK, K = 2..8, 0.71-0.93 of the time in cache, 0.96-1.01 out of
+   cache; bench/notes/cpu.md). Row r's element c is half ((ph + r) / M) *
+   step + c (A: ph = 0, M = 1, step = K; B: the entry of row r of a group
+   that starts at row ph of an entry, step K or 0); past k, element 0. */
+static void bmm__cpu_vcol_idx(__m512i *idx, __mmask32 *hi, int q, int bf16, int64_t k, int ph,
+                              int m, int64_t step) {
   short x[32];
   int j;
   *hi = 0;
   for (j = 0; j < 32; ++j) {
-    const int64_t c = w * q + (w == 2 ? j / 16 : 0), r = w == 2 ? j % 16 : j / 2;
+    const int64_t c = 2 * q + (bf16 ? 1 - j % 2 : j / 16), r = bf16 ? j / 2 : j % 16;
     const int64_t src = c < k ? (ph + r) / m * step + c : 0;
     x[j] = (short)(src % 64);
     if (src >= 64) *hi |= (__mmask32)1u << j;
@@ -2113,9 +2116,9 @@ BMM__INLINE void BMM__FN(small_dot_range)(const bmm_plan *pl, int64_t b0, int64_
    it lane by lane). Nothing is written outside the rows of the range, nor
    read outside the problem's A and B (vload16, vload32). */
 #ifdef BMM__CPU_HALF_IS_BF16
-#define BMM__VCOL_W 1 /* columns a permutation (bmm__cpu_vcol_idx) */
+#define BMM__VCOL_BF16 1 /* the columns' layout (bmm__cpu_vcol_idx) */
 #else
-#define BMM__VCOL_W 2
+#define BMM__VCOL_BF16 0
 #endif
 BMM__INLINE __m512 BMM__FN(cvt16)(__m256i h) {
 #ifdef BMM__CPU_HALF_IS_BF16
@@ -2165,12 +2168,10 @@ BMM__INLINE __m512i BMM__FN(vload32)(const BMM__T *p, int64_t n, int wide) {
 }
 /* Columns of 16 rows (bmm__cpu_vcol_idx) from the n <= 4 loads x of the
    rows' halves: one 16-bit permutation per pair of loads, blended (hi: the
-   lanes from the second pair), lanes outside z zero */
-BMM__INLINE __m512i BMM__FN(vcol)(const __m512i *x, __m512i idx, __mmask32 hi, int n, __mmask32 z) {
-  const __m512i lo = _mm512_maskz_permutex2var_epi16(z, x[0], idx, x[1]);
-  return n > 2
-             ? _mm512_mask_blend_epi16(hi, lo, _mm512_maskz_permutex2var_epi16(z, x[2], idx, x[3]))
-             : lo;
+   lanes from the second pair) */
+BMM__INLINE __m512i BMM__FN(vcol)(const __m512i *x, __m512i idx, __mmask32 hi, int n) {
+  const __m512i lo = _mm512_permutex2var_epi16(x[0], idx, x[1]);
+  return n > 2 ? _mm512_mask_blend_epi16(hi, lo, _mm512_permutex2var_epi16(x[2], idx, x[3])) : lo;
 }
 /* A row of K = 9..BMM__CPU_VROWS_KMAX halves at p as P / 16 vectors (vector
    c lane l element 16c + l), zeros past K (wide: loads of whole chunks,
@@ -2212,8 +2213,8 @@ typedef struct BMM__FN(vr) {
   const BMM__T *a, *b;
   BMM__T *c;
   int64_t kb, batch;
-  __m512i acol[8], bcol[4][8], b1idx[4];
-  __mmask32 amask[8], bmask[4][8];
+  __m512i acol[4], bcol[4][4], b1idx[4];
+  __mmask32 amask[4], bmask[4][4];
   __m512 al, be, bias;
 } BMM__FN(vr);
 /* Rows [o, o + 16) of the rows that start at entry e's first (C's row e*M
@@ -2246,12 +2247,20 @@ BMM__INLINE __m512 BMM__FN(vrows_sum)(const BMM__FN(vr) * g, int64_t e, int64_t 
       xb[j] = j < sb ? BMM__FN(vload32)(Bg + 32 * j, nb - 32 * j, wideb) : _mm512_setzero_si512();
     }
 #ifdef BMM__CPU_HALF_IS_BF16
-    BMM__UNROLL for (q = 0; q < P; ++q) { /* a column a permutation, into f32's upper halves */
-      __m512 ca, cb;
-      if (q >= K) break;
-      ca = _mm512_castsi512_ps(BMM__FN(vcol)(xa, g->acol[q], g->amask[q], sa, 0xaaaaaaaau));
-      cb = _mm512_castsi512_ps(BMM__FN(vcol)(xb, g->bcol[ph][q], g->bmask[ph][q], sb, 0xaaaaaaaau));
-      sum = q == 0 ? _mm512_mul_ps(ca, cb) : _mm512_fmadd_ps(ca, cb, sum);
+    BMM__UNROLL for (q = 0; q < (P + 1) / 2; ++q) { /* two columns a permutation, in f32 lanes */
+      const __m512i up = _mm512_set1_epi32((int)0xffff0000u);
+      __m512i ca, cb;
+      if (2 * q >= K) break;
+      ca = BMM__FN(vcol)(xa, g->acol[q], g->amask[q], sa);
+      cb = BMM__FN(vcol)(xb, g->bcol[ph][q], g->bmask[ph][q], sb);
+      {
+        const __m512 a0 = _mm512_castsi512_ps(_mm512_and_si512(ca, up)),
+                     b0 = _mm512_castsi512_ps(_mm512_and_si512(cb, up));
+        sum = q == 0 ? _mm512_mul_ps(a0, b0) : _mm512_fmadd_ps(a0, b0, sum);
+      }
+      if (2 * q + 1 < K)
+        sum = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_slli_epi32(ca, 16)),
+                              _mm512_castsi512_ps(_mm512_slli_epi32(cb, 16)), sum);
     }
 #else
     if (K == 1) /* A's halves are the column; B's converted, then permuted as f32 (16-bit
@@ -2262,8 +2271,8 @@ BMM__INLINE __m512 BMM__FN(vrows_sum)(const BMM__FN(vr) * g, int64_t e, int64_t 
       BMM__UNROLL for (q = 0; q < (P + 1) / 2; ++q) { /* two columns a permutation */
         __m512i ca, cb;
         if (2 * q >= K) break;
-        ca = BMM__FN(vcol)(xa, g->acol[q], g->amask[q], sa, 0xffffffffu);
-        cb = BMM__FN(vcol)(xb, g->bcol[ph][q], g->bmask[ph][q], sb, 0xffffffffu);
+        ca = BMM__FN(vcol)(xa, g->acol[q], g->amask[q], sa);
+        cb = BMM__FN(vcol)(xb, g->bcol[ph][q], g->bmask[ph][q], sb);
         sum = q == 0 ? _mm512_mul_ps(BMM__FN(cvt16)(_mm512_castsi512_si256(ca)),
                                      BMM__FN(cvt16)(_mm512_castsi512_si256(cb)))
                      : _mm512_fmadd_ps(BMM__FN(cvt16)(_mm512_castsi512_si256(ca)),
@@ -2389,11 +2398,11 @@ BMM__INLINE void BMM__FN(vrows_range)(const bmm_plan *pl, const bmm__cpu_choice 
     g.b1idx[j] = _mm512_loadu_si512((const void *)idx);
   }
   if (P <= 8) /* the columns' halves: A's row r at r*K, B's at its entry's */
-    for (j = 0; j < 8; ++j) {
+    for (j = 0; j < 4; ++j) {
       int ph;
-      bmm__cpu_vcol_idx(&g.acol[j], &g.amask[j], j, BMM__VCOL_W, K, 0, 1, K);
+      bmm__cpu_vcol_idx(&g.acol[j], &g.amask[j], j, BMM__VCOL_BF16, K, 0, 1, K);
       for (ph = 0; ph < M; ++ph)
-        bmm__cpu_vcol_idx(&g.bcol[ph][j], &g.bmask[ph][j], j, BMM__VCOL_W, K, ph, M, g.kb);
+        bmm__cpu_vcol_idx(&g.bcol[ph][j], &g.bmask[ph][j], j, BMM__VCOL_BF16, K, ph, M, g.kb);
     }
   g.al = _mm512_set1_ps((float)pl->alpha), g.be = _mm512_set1_ps((float)pl->beta);
   g.bias = _mm512_set1_ps(pl->bias ? BMM__TOF(((const BMM__T *)pl->bias)[0]) : -0.0f);
@@ -2445,7 +2454,7 @@ static const bmm__cpu_range_fn BMM__FN(vrows_fns)[4][12] = {
 #undef BMM__VROWS_FN
 #undef BMM__VROWS_M
 #undef BMM__VROWS_DEF
-#undef BMM__VCOL_W
+#undef BMM__VCOL_BF16
 #endif
 BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *plan, const bmm__cpu_choice *ch, int64_t b0,
                                     int64_t b1, const int M, const int64_t K) {
