@@ -164,6 +164,17 @@ static int bmm__cpu_stream_rows_ok(const bmm_plan *pl) {
     bad |= (uint64_t)pl->c.batch_stride[d] * es;
   return bad % 16 == 0;
 }
+/* The first entry e in [b0, b0 + lim], e <= b1, whose C (m elements of es
+   bytes an entry from c) starts a 64-byte line, or -1 where none does (C not
+   on a multiple of its element size): where the kernels that stream C in
+   whole lines start their blocks. */
+BMM__INLINE int64_t bmm__cpu_line_entry(const void *c, int64_t es, int64_t m, int64_t b0,
+                                        int64_t b1, int64_t lim) {
+  int64_t e = b0;
+  while (e < b1 && e - b0 < lim && ((uintptr_t)((const char *)c + e * m * es) & 63))
+    ++e;
+  return (uintptr_t)((const char *)c + e * m * es) & 63 ? -1 : e;
+}
 /* the call would stream C but for its rows (explain says so) */
 static int bmm__cpu_stream_but_rows(const bmm_plan *pl) {
   /* complex kernels store (re, im) pairs with plain stores (not measured yet) */
@@ -2406,21 +2417,18 @@ BMM__INLINE void BMM__FN(vrows_range)(const bmm_plan *pl, const bmm__cpu_choice 
     }
   g.al = _mm512_set1_ps((float)pl->alpha), g.be = _mm512_set1_ps((float)pl->beta);
   g.bias = _mm512_set1_ps(pl->bias ? BMM__TOF(((const BMM__T *)pl->bias)[0]) : -0.0f);
-  int64_t u, q, y = x;
+  int64_t u, q, y = x, l;
   for (u = 0; u < len / 16; ++u)
     for (q = 0; q < S; ++q)
       BMM__FN(vrows_block)(&g, b0 + q * len + 16 * u, M, K, P, pf, plain, rc, 1);
   for (q = 0; q < S; ++q)
     BMM__FN(vrows_span)(&g, b0 + q * len + len / 16 * 16, len % 16, M, K, P, plain, rc);
-  if (P <= 8 && ch->stream) { /* entries up to C's next line plainly, then lines streamed */
-    while (y < b1 && y - x < 32 && ((uintptr_t)(g.c + y * M) & 63))
-      ++y;
-    if ((uintptr_t)(g.c + y * M) & 63) y = x; /* never on a line: all plainly */
-    for (u = x; u < y; u += 16)
-      BMM__FN(vrows_span)(&g, u, y - u < 16 ? y - u : 16, M, K, P, plain, rc);
-    if (!((uintptr_t)(g.c + y * M) & 63))
-      for (; y + 32 <= b1; y += 32)
-        BMM__FN(vrows_block)(&g, y, M, K, P, pf, plain, rc, 2);
+  if (P <= 8 && ch->stream &&
+      (l = bmm__cpu_line_entry(g.c, (int64_t)sizeof(BMM__T), M, x, b1, 32)) >= 0) {
+    for (u = x; u < l; u += 16) /* entries up to C's next line plainly, then lines streamed */
+      BMM__FN(vrows_span)(&g, u, l - u < 16 ? l - u : 16, M, K, P, plain, rc);
+    for (y = l; y + 32 <= b1; y += 32)
+      BMM__FN(vrows_block)(&g, y, M, K, P, pf, plain, rc, 2);
   }
   for (u = 0; u < (b1 - y) / 16; ++u)
     BMM__FN(vrows_block)(&g, y + 16 * u, M, K, P, pf, plain, rc, 1);
@@ -2756,11 +2764,9 @@ BMM__INLINE void BMM__FN(small_dot_lines)(const bmm_plan *pl, int pf, int64_t b0
   BMM__T buf[4 * L] __attribute__((aligned(64)));
   BMM__T *const C = (BMM__T *)pl->c.ptr;
   bmm__cpu_pf p = bmm__cpu_pf_init(pl, b0, pf);
-  int64_t u = b0, e, start = b0;
+  int64_t u = b0, e, start = bmm__cpu_line_entry(C, (int64_t)sizeof(BMM__T), M, b0, b1, L);
   int r;
-  while (start < b1 && start - b0 < L && ((uintptr_t)(C + start * M) & 63))
-    ++start;
-  if ((uintptr_t)(C + start * M) & 63) start = b1; /* never on a line: element-wise */
+  if (start < 0) start = b1; /* never on a line: element-wise */
   for (; u < start; ++u) {
     if (pf) bmm__cpu_pf_entry(&p);
     BMM__FN(small_dot_entry)(pl, start == b1, u, M, K);
@@ -2861,7 +2867,7 @@ BMM__INLINE void BMM__FN(vk_range)(const bmm_plan *pl, const bmm__cpu_choice *ch
   const int64_t kb = pl->b.batch_stride[0];
   const int rc = pl->read_c, plain = !rc && !pl->bias, nt = ch->stream;
   BMM__FN(vk) g;
-  int64_t u = b0, start = b0;
+  int64_t u = b0, start;
   int q, l, t, ix[W];
   for (l = 0; l < K; ++l) {
     for (t = 0; t < W; ++t)
@@ -2876,9 +2882,8 @@ BMM__INLINE void BMM__FN(vk_range)(const bmm_plan *pl, const bmm__cpu_choice *ch
   }
   g.al = BMM__VK_SET1((float)pl->alpha), g.be = BMM__VK_SET1((float)pl->beta);
   g.bias = BMM__VK_SET1(pl->bias ? ((const float *)pl->bias)[0] : -0.0f);
-  while (start < b1 && start - b0 < 16 && ((uintptr_t)(C + start * M) & 63))
-    ++start;
-  if ((uintptr_t)(C + start * M) & 63) start = b0; /* never on a line: blocks from b0 */
+  start = bmm__cpu_line_entry(C, (int64_t)sizeof(float), M, b0, b1, 16);
+  if (start < 0) start = b0; /* never on a line: blocks from b0 */
   for (; u < start; ++u)
     BMM__FN(small_dot_entry)(pl, 0, u, M, K);
   for (; u + W <= b1; u += W) {
