@@ -783,6 +783,11 @@ static int64_t bmm__cpu_blk_rows(const bmm_plan *pl, int sz, int threads) {
   /* a unit holds its rows' sums over k in scratch */
   return pl->k > BMM__BLK_KC && rows > BMM__BLK_MH ? BMM__BLK_MH : rows;
 }
+/* Ask for the lines of p from *at up to byte upto (cpu_blocked's next entry) */
+BMM__INLINE void bmm__cpu_pf_upto(const char *p, int64_t *at, int64_t upto) {
+  for (; *at < upto; *at += 64)
+    __builtin_prefetch(p + *at);
+}
 static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz, int64_t rows) {
   return bmm__ceil_div(pl->m, rows) * bmm__cpu_blk_cblocks(pl, sz);
 }
@@ -1431,8 +1436,7 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   if (c.kernel == BMM__CPU_K_blocked && !c.rows) c.rows = bmm__cpu_blk_rows(pl, sz, 1);
   c.threads = pl->strategy == BMM_CPU_REF ? 1 : bmm__cpu_threads(pl, c.units);
   /* in cache the prefetches are instructions for nothing (6% of 32^3 f32) */
-  c.prefetch = c.kernel == BMM__CPU_K_blocked && bmm__cpu_big(pl) &&
-               bmm__cpu_blk_in_place(pl, sz) && c.units == pl->batch;
+  c.prefetch = c.kernel == BMM__CPU_K_blocked && bmm__cpu_big(pl) && bmm__cpu_blk_in_place(pl, sz);
   /* f32's rows to a vector (16 or 8): one run (the range walks blocks in order) */
   if (pl->dtype == BMM_F32 && c.streams == 1 && bmm__cpu_small_dot(c.kernel))
     c.vrows = bmm__cpu_vrows(pl);
@@ -3846,6 +3850,11 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
          prefetch"); 2 or 4 entries ahead gained nothing more. */
       const char *an = NULL, *bn = NULL;
       int64_t na = 0, nb = 0, pa = 0, pb = 0, blk = 0;
+      /* a unit of rows i0..i1 (one of per = nrb) asks for its share of the
+         next entry: the entry's units together ask for all of it. 128^3 and
+         256^3 split into row units ran 1.7x their in-cache time per entry
+         without (Zen 5; bench/notes/cpu.md, "blocked prefetch per row unit") */
+      const int64_t r = u % per;
 #if BMM__BLK_NV4
       /* 4 vectors wide where C's rows hold them: then row blocks of MR4 */
       const int nv4 = ccs == 1 && n >= 2 * NR;
@@ -3854,22 +3863,25 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
       const int64_t st = MR;
 #endif
       const int64_t nblk = bmm__ceil_div(i1 - i0, st);
-      if (ch->prefetch && u + 1 < u1) {
+      if (ch->prefetch && (bi + 1) * per < u1) {
         const BMM__T *A1, *B1;
         BMM__T *C1;
         BMM__FN(ptrs)(pl, bi + 1, &A1, &B1, &C1);
         an = (const char *)A1, bn = (const char *)B1;
         na = acs == 1 && ars == k ? m * k * sz : 0;
         nb = B1 != B && brs == n ? k * n * sz : 0; /* a shared B stays in cache */
+        pa = na * r / per / 64 * 64, pb = nb * r / per / 64 * 64;
       }
       for (ir = i0; ir < i1; ir += st, ++blk) {
         const int64_t h = i1 - ir < st ? i1 - ir : st;
-        for (; pa < na * (blk + 1) / nblk; pa += 64)
-          __builtin_prefetch(an + pa);
-        for (; pb < nb * (blk + 1) / nblk; pb += 64)
-          __builtin_prefetch(bn + pb);
         for (jr = 0; jr + NR <= n; jr += NR) {
           BMM__T *ct = C + ir * crs + jr * ccs;
+          if (na + nb) { /* this tile's part of the unit's share */
+            const double f =
+                ((double)(r * nblk + blk) + (double)(jr + NR) / (double)n) / (double)(per * nblk);
+            bmm__cpu_pf_upto(an, &pa, (int64_t)(f * (double)na));
+            bmm__cpu_pf_upto(bn, &pb, (int64_t)(f * (double)nb));
+          }
 #if BMM__BLK_NV4
           if (nv4 && jr + 2 * NR <= n) { /* 4 vectors wide */
             BMM__FN(tiles4)
@@ -3887,6 +3899,11 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
           }
           BMM__FN(tiles)[h - 1][1](k, A + ir * ars, ars, acs, B + jr, brs, NR, out, NULL);
           BMM__FN(blk_store)(pl, ct, crs, ccs, out, h, NR, jr, nt);
+        }
+        if (na + nb) { /* the rest of the block's part */
+          const double f = (double)(r * nblk + blk + 1) / (double)(per * nblk);
+          bmm__cpu_pf_upto(an, &pa, (int64_t)(f * (double)na));
+          bmm__cpu_pf_upto(bn, &pb, (int64_t)(f * (double)nb));
         }
         for (; jr < n; jr += w) {
           /* a right edge narrower than the tile: a full tile ending at column n

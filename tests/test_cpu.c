@@ -2683,11 +2683,18 @@ static void test_prefetch(void) {
   static const struct {
     bmm_strategy s;
     int64_t batch, m, n, k;
-  } cases[] = {{BMM_CPU_BLOCKED, 3000, 32, 32, 32}, {BMM_CPU_BLOCKED, 200, 64, 64, 64},
-               {BMM_CPU_BLOCKED, 2, 32, 32, 32},    {BMM_CPU_SMALL, 300000, 3, 1, 16},
-               {BMM_CPU_SMALL, 3000, 3, 1, 40},     {BMM_CPU_SMALL, 1200000, 3, 1, 2},
-               {BMM_CPU_SMALL, 300000, 4, 4, 4},    {BMM_CPU_SMALL, 120000, 3, 1, 40},
-               {BMM_CPU_SMALL, 200000, 3, 1, 12}}; /* f32: 192 bytes, the border */
+  } cases[] = {{BMM_CPU_BLOCKED, 3000, 32, 32, 32},
+               {BMM_CPU_BLOCKED, 200, 64, 64, 64},
+               {BMM_CPU_BLOCKED, 2, 32, 32, 32},
+               {BMM_CPU_SMALL, 300000, 3, 1, 16},
+               {BMM_CPU_SMALL, 3000, 3, 1, 40},
+               {BMM_CPU_SMALL, 1200000, 3, 1, 2},
+               {BMM_CPU_SMALL, 300000, 4, 4, 4},
+               {BMM_CPU_SMALL, 120000, 3, 1, 40},
+               {BMM_CPU_SMALL, 200000, 3, 1, 12}, /* f32: 192 bytes, the border */
+               /* entries of 2 and 3 row units: each unit asks for its share */
+               {BMM_CPU_BLOCKED, 300, 128, 128, 128},
+               {BMM_CPU_BLOCKED, 300, 200, 40, 40}};
   static const bmm_dtype dts[] = {BMM_F32, BMM_F64, BMM_F16};
   int s, dt;
   char why[1024];
