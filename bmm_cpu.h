@@ -626,7 +626,10 @@ static int bmm__cpu_intel(void) {
      GB/s on one core against 35 for f32 (the same bytes); 4096 ahead took
      f64 K = 40 and 64 to 0.70-0.72 of the time, f32 K = 64 to 0.89, and 1024
      or 8192 ahead, or one line per entry, did worse (bench/notes/cpu.md,
-     "small kernels: prefetch"). 2048 not measured there.
+     "small kernels: prefetch"). 2048 not measured there. The 16-row
+     blocks: 16384, 0.94-0.96 of 4096's time (f16/bf16 3x1xK, geomean over
+     24-28 rows, five runs; 1024 and 2048 1.0-1.4x, 8192, 12288 and 32768
+     0.9-1.08, no clear gain; bench/notes/cpu.md, "Zen 5 again").
    - Intel (family 6 model 167): 2048 took 0.92-0.95 of 4096's time at f32
      K = 8..50 and 0.89-0.96 on the f16/bf16 16-row blocks; 1024 took those
      blocks to 0.84-0.94 but the f32 per-entry kernels to 1.05 at K = 5, 6
@@ -636,7 +639,7 @@ static int bmm__cpu_pf_bytes(int vrows) {
   (void)vrows;
   return BMM_CPU_PREFETCH_BYTES;
 #else
-  return !bmm__cpu_intel() ? 4096 : vrows ? 1024 : 2048;
+  return !bmm__cpu_intel() ? (vrows ? 16384 : 4096) : vrows ? 1024 : 2048;
 #endif
 }
 /* whose distance bmm__cpu_pf_bytes gives (explain) */

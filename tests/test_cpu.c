@@ -2668,8 +2668,7 @@ static int want_pf_bytes(int vrows) {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
   if (__builtin_cpu_is("intel")) return vrows ? 1024 : 2048;
 #endif
-  (void)vrows;
-  return 4096;
+  return vrows ? 16384 : 4096;
 #endif
 }
 
