@@ -786,10 +786,15 @@ static int64_t bmm__cpu_blk_rows(const bmm_plan *pl, int sz, int threads) {
   /* a unit holds its rows' sums over k in scratch */
   return pl->k > BMM__BLK_KC && rows > BMM__BLK_MH ? BMM__BLK_MH : rows;
 }
-/* Ask for the lines of p from *at up to byte upto (cpu_blocked's next entry) */
-BMM__INLINE void bmm__cpu_pf_upto(const char *p, int64_t *at, int64_t upto) {
-  for (; *at < upto; *at += 64)
-    __builtin_prefetch(p + *at);
+/* cpu_blocked's next entry: ask for the lines of a (na bytes) and b (nb)
+   from *pa and *pb up to the fraction f of each */
+BMM__INLINE void bmm__cpu_pf_part(const char *a, int64_t *pa, int64_t na, const char *b,
+                                  int64_t *pb, int64_t nb, double f) {
+  const int64_t ea = (int64_t)(f * (double)na), eb = (int64_t)(f * (double)nb);
+  for (; *pa < ea; *pa += 64)
+    BMM__PREFETCH(a + *pa);
+  for (; *pb < eb; *pb += 64)
+    BMM__PREFETCH(b + *pb);
 }
 static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz, int64_t rows) {
   return bmm__ceil_div(pl->m, rows) * bmm__cpu_blk_cblocks(pl, sz);
@@ -3879,12 +3884,10 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
         const int64_t h = i1 - ir < st ? i1 - ir : st;
         for (jr = 0; jr + NR <= n; jr += NR) {
           BMM__T *ct = C + ir * crs + jr * ccs;
-          if (na + nb) { /* this tile's part of the unit's share */
-            const double f =
-                ((double)(r * nblk + blk) + (double)(jr + NR) / (double)n) / (double)(per * nblk);
-            bmm__cpu_pf_upto(an, &pa, (int64_t)(f * (double)na));
-            bmm__cpu_pf_upto(bn, &pb, (int64_t)(f * (double)nb));
-          }
+          if (na + nb) /* this tile's part of the unit's share */
+            bmm__cpu_pf_part(an, &pa, na, bn, &pb, nb,
+                             ((double)(r * nblk + blk) + (double)(jr + NR) / (double)n) /
+                                 (double)(per * nblk));
 #if BMM__BLK_NV4
           if (nv4 && jr + 2 * NR <= n) { /* 4 vectors wide */
             BMM__FN(tiles4)
@@ -3903,11 +3906,9 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
           BMM__FN(tiles)[h - 1][1](k, A + ir * ars, ars, acs, B + jr, brs, NR, out, NULL);
           BMM__FN(blk_store)(pl, ct, crs, ccs, out, h, NR, jr, nt);
         }
-        if (na + nb) { /* the rest of the block's part */
-          const double f = (double)(r * nblk + blk + 1) / (double)(per * nblk);
-          bmm__cpu_pf_upto(an, &pa, (int64_t)(f * (double)na));
-          bmm__cpu_pf_upto(bn, &pb, (int64_t)(f * (double)nb));
-        }
+        if (na + nb) /* the rest of the block's part */
+          bmm__cpu_pf_part(an, &pa, na, bn, &pb, nb,
+                           (double)(r * nblk + blk + 1) / (double)(per * nblk));
         for (; jr < n; jr += w) {
           /* a right edge narrower than the tile: a full tile ending at column n
              (its first columns are recomputed, not stored), or one vector; the
