@@ -13,9 +13,12 @@
    to the bytes floor alone: its pct_roofline is % of that floor (a lower
    bound), marked * on stderr, and --meta has no peak_DT_tflops line for it.
 
-   Usage: bench_gpu [--suite FILE] [--sweep] [--no-suite] [--only NAME]
-                    [--samples N] [--meta FILE] [--require-gpu] [--sanitize]
+   Usage: bench_gpu [--suite FILE] [--sweep] [--sweep-k LO HI] [--no-suite] [--only NAME]
+                    [--auto-only] [--samples N] [--meta FILE] [--require-gpu] [--sanitize]
      --sweep      also the seed sweep: batch 10^6 of (3xK)(Kx1), K = 5..50, f32, f64
+     --sweep-k LO HI  the sweep's K range instead of 5..50 (1 <= LO <= HI <= 128)
+     --auto-only  AUTO alone, no forced strategies: what a table picks, in a
+                  fifth of the time (BMM_TABLE_FILE names the table to run)
      --no-suite   skip the suite rows (with --sweep: the sweep alone)
      --only NAME  only rows whose name is NAME
      --samples N  batch entries checked per result (default 64)
@@ -49,7 +52,8 @@
 #define BENCH_TARGET_MS 20.0 /* timed runs per variant: about this long, >= 20 runs */
 #define BENCH_LAUNCH_CALLS 1000
 
-static int bench_sanitize; /* --sanitize */
+static int bench_sanitize;  /* --sanitize */
+static int bench_auto_only; /* --auto-only */
 
 /* What runs now, named when a CUDA error ends the program (a fault in a
    kernel leaves the context unusable: nothing after it could be timed). */
@@ -683,7 +687,8 @@ static int bench_case(bench_device *d, const bmmx_case *cs, int samples) {
   }
   if (!bench_sanitize && strcmp(cs->name, "tiny") == 0 && !bench_launch_cost(d, &r, samples))
     ++fails;
-#define BENCH_X(E, nm, l, mm, mn, mk, cf, desc) fails += bench_strategy(d, &r, BMM_##E, samples);
+#define BENCH_X(E, nm, l, mm, mn, mk, cf, desc) \
+  if (!bench_auto_only) fails += bench_strategy(d, &r, BMM_##E, samples);
   BMM_CUDA_STRATEGIES(BENCH_X)
 #undef BENCH_X
   bench_row_free(&r);
@@ -693,15 +698,16 @@ static int bench_case(bench_device *d, const bmmx_case *cs, int samples) {
 /* ---- main ------------------------------------------------------------------- */
 
 static void bench_usage(void) {
-  fprintf(stderr, "usage: bench_gpu [--suite FILE] [--sweep] [--no-suite] [--only NAME] "
-                  "[--samples N] [--meta FILE] [--require-gpu] [--sanitize] "
-                  "[--sanitize-macs N]\n");
+  fprintf(stderr, "usage: bench_gpu [--suite FILE] [--sweep] [--sweep-k LO HI] [--no-suite] "
+                  "[--only NAME] [--auto-only] [--samples N] [--meta FILE] [--require-gpu] "
+                  "[--sanitize] [--sanitize-macs N]\n");
 }
 
 int main(int argc, char **argv) {
   static bmmx_case rows[BENCH_MAX_ROWS];
   const char *suite = "bench/suite.csv", *only = NULL, *meta = NULL;
   int sweep = 0, no_suite = 0, require = 0, samples = 64, nrows = 0, i, ndev = 0, fails = 0;
+  int k_lo = 5, k_hi = 50;
   double sanitize_macs = 16777216.0;
   char err[256];
   bench_device d;
@@ -712,6 +718,14 @@ int main(int argc, char **argv) {
       suite = argv[++i];
     else if (strcmp(argv[i], "--sweep") == 0)
       sweep = 1;
+    else if (strcmp(argv[i], "--sweep-k") == 0 && i + 2 < argc) {
+      k_lo = atoi(argv[++i]), k_hi = atoi(argv[++i]);
+      if (k_lo < 1 || k_hi < k_lo || k_hi > 128) {
+        fprintf(stderr, "bench_gpu: --sweep-k %d %d: want 1 <= LO <= HI <= 128\n", k_lo, k_hi);
+        return 2;
+      }
+    } else if (strcmp(argv[i], "--auto-only") == 0)
+      bench_auto_only = 1;
     else if (strcmp(argv[i], "--no-suite") == 0)
       no_suite = 1;
     else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
@@ -742,7 +756,7 @@ int main(int argc, char **argv) {
   if (sweep) {
     int t, k;
     for (t = BMM_F32; t <= BMM_F64; ++t)
-      for (k = 5; k <= 50 && nrows < BENCH_MAX_ROWS; ++k) {
+      for (k = k_lo; k <= k_hi && nrows < BENCH_MAX_ROWS; ++k) {
         bmmx_case *c = &rows[nrows++];
         memset(c, 0, sizeof *c);
         snprintf(c->name, sizeof c->name, "sweep_k%d", k);

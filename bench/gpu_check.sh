@@ -3,7 +3,7 @@
 # everything it makes brought back in at most 4 files.
 #
 #   bash bench/gpu_check.sh "$OUT"                       call 1 (default steps)
-#   GPU_CHECK_STEPS="model_dtypes peers_sweep sanitize_tests report" bash bench/gpu_check.sh "$OUT"
+#   GPU_CHECK_STEPS="model_dtypes peers_sweep sanitize_tests tables report" bash bench/gpu_check.sh "$OUT"
 #                                                        call 2 (the rest)
 #   GPU_CHECK_DRY_RUN=1 bash bench/gpu_check.sh OUT      no GPU: the plumbing (CI)
 #
@@ -60,9 +60,11 @@
 #                        H100, at 2^18 after 236 on the H200)
 #   tune          B 150  bmm-tune-cuda with cuBLAS, tools/grids/cuda.txt (L2
 #                        flushed before every timed call), validated on the
-#                        suite less square1024: M 84 s on H200 (grid and
-#                        suite; on the H100 the grid took 41 s, then the
-#                        square1024 host checks ran it out of time)
+#                        suite: M 84 / 77 s on H200 (2026-11-26 / -28, grid and
+#                        suite less square1024, whose whole host check ran
+#                        the H100's step out of time; now checked on 8 rows)
+#   tables        B 60 each: AUTO alone under each tables/smXY_*.txt and the
+#                        tuned table (suite + sweep K = 1..64), E 40 s each
 #   report        B 30   bench/report.py -> RESULTS_generated.md + PNGs, E 5 s
 #   (call 2)
 #   model_dtypes  B 45   bmm-model --suite for f16, bf16, c64, c128 (CPU,
@@ -105,7 +107,7 @@ elif [ -n "$DRY" ] && [ -x .venv/bin/python ]; then
 else
   PY=python3
 fi
-ALL_STEPS="tests bench sweep model peers sanitize sanitize_tests model_dtypes peers_sweep tune report"
+ALL_STEPS="tests bench sweep model peers sanitize sanitize_tests model_dtypes peers_sweep tune tables report"
 if [ -n "$DRY" ]; then # every step of both calls: all the plumbing
   STEPS=" ${GPU_CHECK_STEPS:-$ALL_STEPS} "
 else
@@ -346,18 +348,24 @@ if want tests; then
 fi
 BENCH=$BIN/bench_gpu_cublas
 [ -x "$BENCH" ] || BENCH=$BIN/bench_gpu
+# GPU_CHECK_AUTO_ONLY=1: bench and sweep time AUTO alone, the sweep over K =
+# 1..64 (issue 20's range): for a window after one that timed every forced
+# strategy with the same kernels (a fifth of the time; the H200's third run)
+BENCH_ARGS=""
+SWEEP_K=""
+[ -n "${GPU_CHECK_AUTO_ONLY:-}" ] && BENCH_ARGS="--auto-only" SWEEP_K="--sweep-k 1 64"
 if want bench; then
   if [ -n "$DRY" ]; then
     step bench_gpu 130 "dry bench; $BENCH --only tiny 2>&1; cp $SYN/bench_gpu.csv $SYN/bench_meta.txt '$WORK/'; cat $SYN/bench_gpu.log"
   else
-    step bench_gpu 130 "$BENCH --require-gpu --meta '$WORK/bench_meta.txt' > '$WORK/bench_gpu.csv'"
+    step bench_gpu 130 "$BENCH --require-gpu $BENCH_ARGS --meta '$WORK/bench_meta.txt' > '$WORK/bench_gpu.csv'"
   fi
 fi
 if want sweep; then
   if [ -n "$DRY" ]; then
     step bench_sweep 70 "dry sweep; cp $SYN/bench_sweep.csv '$WORK/'"
   else
-    step bench_sweep 70 "$BENCH --require-gpu --sweep --no-suite --meta '$WORK/bench_meta_sweep.txt' > '$WORK/bench_sweep.csv'"
+    step bench_sweep 70 "$BENCH --require-gpu --sweep $SWEEP_K --no-suite $BENCH_ARGS --meta '$WORK/bench_meta_sweep.txt' > '$WORK/bench_sweep.csv'"
   fi
 fi
 # the model runs on the CPU: the same rows, predicted (issue 19's interface).
@@ -424,9 +432,11 @@ sanitize() { # step-name prefix, program and arguments, budgets memcheck initche
       racecheck) b=$br extra="" p=${prog/--sanitize/--sanitize-macs 16384} ;;
     esac
     if [ -n "$DRY" ]; then
-      step "$prefix$tool" "$b" "dry compute-sanitizer --tool $tool $extra $p; echo '========= ERROR SUMMARY: 0 errors (SYNTHETIC)'"
+      step "$prefix$tool" "$b" "set -o pipefail; { dry compute-sanitizer --tool $tool $extra $p; echo '========= ERROR SUMMARY: 0 errors (SYNTHETIC)'; } 2>&1 | awk -f bench/sanitizer_sites.awk"
     else
-      step "$prefix$tool" "$b" "compute-sanitizer --tool $tool $extra --error-exitcode 1 $p"
+      # one report per site (bench/sanitizer_sites.awk): a fault is reported per
+      # thread, and the first 100 (the default print limit) hid all but one site
+      step "$prefix$tool" "$b" "set -o pipefail; compute-sanitizer --tool $tool $extra --print-limit 10000 --error-exitcode 1 $p 2>&1 | awk -f bench/sanitizer_sites.awk"
     fi
   done
 }
@@ -438,10 +448,32 @@ if want tune; then
   if [ -n "$DRY" ]; then # the real program and grid: it parses them, measures nothing
     step tune 150 "$BIN/bmm-tune-cuda --list && $BIN/bmm-tune-cuda --list --quick > /dev/null"
   else
-    # square1024 left out of the suite's validation: its host check (long
-    # double, 4 entries of 1024^3) took ~40 s per dtype (H100, 2026-11-26)
-    step tune 150 "grep -v '^square1024,' bench/suite.csv > '$WORK/tune_suite.csv' && $BIN/bmm-tune-cuda --suite '$WORK/tune_suite.csv' --out '$WORK/tuned_sm$CC_GPU.txt' --header '$WORK/tuned_sm$CC_GPU.h'"
+    # validated on the whole suite and the seed sweep K = 1..64 (f32, f64),
+    # which the H200's tuned table of 2026-11-28 lost at K = 7, 8 and 31..33
+    # by up to 9x (rules stretched from one grid point; overrides at
+    # neighbouring K share a rule). square1024 is in: the tuner checks the
+    # first and last 4 rows of C in an entry over 2^24 multiply-adds (its
+    # whole check took ~40 s a dtype, H100, 2026-11-26; left out, that table
+    # sent square1024 f64 to cuda_loop, 32x slower). E +35 s for the sweep
+    step tune 150 "{ cat bench/suite.csv; for d in f32 f64; do for k in \$(seq 1 64); do echo sweep_k\$k,\$d,1000000,3,1,\$k,rowmajor; done; done; } > '$WORK/tune_suite.csv' && $BIN/bmm-tune-cuda --suite '$WORK/tune_suite.csv' --out '$WORK/tuned_sm$CC_GPU.txt' --header '$WORK/tuned_sm$CC_GPU.h'"
   fi
+fi
+# tables: AUTO alone (suite and the sweep K = 1..64) under each table file for
+# this arch (tables/smXY_*.txt: a card's own measured rules in front of the
+# default) and under the table the tune step just wrote, one step each
+# (table_NAME.csv; gpu_summary.py compares it row by row with the default's
+# AUTO rows of bench and sweep). E 40 s each (a fifth of bench + sweep)
+if want tables; then
+  for t in tables/sm${CC_GPU}_*.txt "$WORK/tuned_sm$CC_GPU.txt"; do
+    [ -f "$t" ] || continue
+    tn=$(basename "$t" .txt)
+    tn=${tn#sm${CC_GPU}_}
+    if [ -n "$DRY" ]; then # the real program parses the table and the flags, then SKIPs
+      step "table_$tn" 60 "dry table $t; BMM_TABLE_FILE='$t' $BENCH --auto-only --sweep --sweep-k 1 64 --only tiny && cp $SYN/bench_sweep.csv '$WORK/table_$tn.csv'"
+    else
+      step "table_$tn" 60 "BMM_TABLE_FILE='$t' $BENCH --require-gpu --auto-only --sweep --sweep-k 1 64 --meta '$WORK/bench_meta_$tn.txt' > '$WORK/table_$tn.csv'"
+    fi
+  done
 fi
 if want peers_sweep; then
   peer jax 150 "--sweep --no-suite" peers_sweep_jax
@@ -454,7 +486,13 @@ fi
 
 # ---- the report and the key figures (no GPU; both run again anywhere) ----------
 bg_collect model_calibration
-want report && step report 30 "$PY bench/report.py --results '$WORK' --out '$WORK/RESULTS_generated.md'"
+if want report; then # a call without bench, sweep or peers steps has nothing to report
+  if ls "$WORK"/bench_*.csv "$WORK"/peers*.csv > /dev/null 2>&1; then
+    step report 30 "$PY bench/report.py --results '$WORK' --out '$WORK/RESULTS_generated.md'"
+  else
+    note "report: skipped (no result CSVs in this call)"
+  fi
+fi
 {
   echo "======== gpu_check: $(($(now) - START))s of ${BUDGET}s; files: $ARCHIVE (gpu_check/ inside), $OUT/summary.txt"
   sed 's/^/  /' "$WORK/run_info.txt"

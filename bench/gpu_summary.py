@@ -10,8 +10,10 @@ x = best full-precision peer time / bmm time (> 1: bmm faster; JAX f32 at
 default precision may use TF32 and does not count, as in bench/report.py).
 Then one line per other dtype (f16, bf16, c64, c128: AUTO's % of copy, and of
 the roofline only where bench_meta.txt has that dtype's own FLOP peak), the
-sweep's worst K, the launch cost, test pass counts, sanitizer error counts, and
-the steps that failed, timed out or were skipped (the model's skip included).
+sweep's worst K and largest neighbouring-K drop, each table_NAME.csv (AUTO
+under a table file) against the default's AUTO rows, the launch cost, test
+pass counts, sanitizer error counts, and the steps that failed, timed out or
+were skipped (the model's skip included).
 """
 import csv
 import glob
@@ -60,6 +62,57 @@ def model_predictions(folder):
             v = num(r.get(cols[0]))
             if v is not None and r.get("name"):
                 out.setdefault((r["name"], r.get("dtype", "")), v)
+    return out
+
+
+def sweep_line(rows, dt, copy):
+    """AUTO along the seed sweep's K for one dtype: worst K, median, and the
+    largest drop between neighbouring K (issue 20: <= 5 points), % of copy."""
+    pts = sorted((int(re.sub(r"\D", "", r["name"])), num(r.get("gbps"))) for r in rows
+                 if r.get("strategy") == "auto" and r.get("dtype") == dt
+                 and r.get("name", "").startswith("sweep_k"))
+    pts = [(k, 100 * g / copy) for k, g in pts if g is not None and copy]
+    if not pts:
+        return None
+    worst = min(pts, key=lambda t: t[1])
+    drops = [(a[1] - b[1], b[0]) for a, b in zip(pts, pts[1:]) if b[0] == a[0] + 1]
+    drop = max(drops) if drops else (0.0, pts[0][0])
+    return "K %d..%d, min %.0f%% of copy at K=%d, median %.0f%%, largest neighbour drop %.1f " \
+        "points (to K=%d)" % (pts[0][0], pts[-1][0], worst[1], worst[0],
+                              sorted(p for _, p in pts)[len(pts) // 2], drop[0], drop[1])
+
+
+def table_lines(folder, default_rows, copy):
+    """One block per table_NAME.csv (step tables: AUTO alone under a table
+    file): its sweep, and its time against the compiled default's AUTO rows
+    of this run (bench_gpu.csv, bench_sweep.csv) row by row."""
+    base = {(r["name"], r["dtype"]): num(r.get("ms")) for r in default_rows
+            if r.get("strategy") == "auto"}
+    out = []
+    for path in sorted(glob.glob(os.path.join(folder, "table_*.csv"))):
+        name = os.path.basename(path)[len("table_"):-len(".csv")]
+        rows = read_csv(path)
+        auto = [r for r in rows if r.get("strategy") == "auto"]
+        if not auto:
+            out.append("-- table %s: no AUTO rows (see %s.log)" % (name, name))
+            continue
+        for dt in ("f32", "f64"):
+            line = sweep_line(auto, dt, copy)
+            if line:
+                out.append("-- table %s, sweep %s: %s" % (name, dt, line))
+        ratios = []
+        for r in auto:
+            b, ms = base.get((r["name"], r["dtype"])), num(r.get("ms"))
+            if b and ms:
+                ratios.append((ms / b, r["name"], r["dtype"]))
+        if ratios:
+            geo = math.exp(sum(math.log(x) for x, _, _ in ratios) / len(ratios))
+            lo, hi = min(ratios), max(ratios)
+            out.append("-- table %s / default time: geomean %.3f over %d rows, best %.2f (%s %s), "
+                       "worst %.2f (%s %s); %d rows < 0.95, %d > 1.05" % (
+                           name, geo, len(ratios), lo[0], lo[1], lo[2], hi[0], hi[1], hi[2],
+                           sum(x < 0.95 for x, _, _ in ratios),
+                           sum(x > 1.05 for x, _, _ in ratios)))
     return out
 
 
@@ -145,13 +198,10 @@ def main():
             line += "; no FLOP peak measured for %s: no %%roofline" % dt
         lines.append(line)
     for dt in ("f32", "f64"):
-        pts = [(int(re.sub(r"\D", "", r["name"])), num(r.get("gbps"))) for r in sweep
-               if r.get("strategy") == "auto" and r.get("dtype") == dt]
-        pts = [(k, 100 * g / copy) for k, g in pts if g is not None and copy]
-        if pts:
-            worst = min(pts, key=lambda t: t[1])
-            lines.append("-- sweep %s AUTO: %d K, min %.0f%% of copy at K=%d, median %.0f%%" % (
-                dt, len(pts), worst[1], worst[0], sorted(p for _, p in pts)[len(pts) // 2]))
+        line = sweep_line(sweep, dt, copy)
+        if line:
+            lines.append("-- sweep %s AUTO: %s" % (dt, line))
+    lines += table_lines(folder, bench + sweep, copy)
     for r in bench:
         if r.get("strategy") == "auto_back_to_back":
             lines.append("-- launch cost (tiny, back to back): %s us per call (%s)" % (
@@ -171,11 +221,14 @@ def main():
     for path in sorted(glob.glob(os.path.join(folder, "*check.log"))):
         text = open(path, errors="replace").read()
         tool = os.path.basename(path)[:-4]
-        errs = [int(x) for x in re.findall(r"ERROR SUMMARY: (\d+) error", text)]
+        errs = [int(x) for x in re.findall(r"ERROR SUMMARY: (\d+) errors?\b(?! were not)", text)]
         races = [int(x) for x in re.findall(r"RACECHECK SUMMARY: (\d+) hazard", text)]
+        sites = re.findall(r"sanitizer_sites: (\d+) distinct", text)  # sanitizer_sites.awk
         if errs or races:
-            san.append("%s %d errors%s" % (tool, sum(errs), ", %d hazards" % sum(races)
-                                           if races else ""))
+            san.append("%s %d errors%s%s" % (tool, sum(errs), ", %d hazards" % sum(races)
+                                             if races else "",
+                                             " at %s site%s" % (sites[-1], "s" * (sites[-1] != "1"))
+                                             if sites else ""))
         else:
             san.append("%s no summary line" % tool)
     if san:

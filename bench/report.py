@@ -5,13 +5,13 @@
                                      [--plots DIR] [--suite bench/suite.csv]
 
 Reads every CSV in --results with bench_gpu's columns (bench_gpu.csv, bench_sweep.csv,
-peers_*.csv; peers add a `fusion` column), bench_meta.txt (bench_gpu --meta: device,
-copy bandwidth, FLOP peaks), run_info.txt and bench_gpu.log (AUTO's choice per row)
-when present. Writes per suite row: bmm AUTO time, % of roofline, the best peer and
-bmm / best peer; geometric means; the issue's targets, each met or missed (misses in
-red); the seed sweep as tables and PNG plots (time and % of roofline vs K, f32 and
-f64: bmm AUTO, each bmm strategy, JAX, CuPy, PyTorch, Triton). Runs anywhere
-(matplotlib, no GPU).
+peers_*.csv; peers add a `fusion` column; not table_*.csv, AUTO under other tables),
+bench_meta.txt (bench_gpu --meta: device, copy bandwidth, FLOP peaks), run_info.txt and
+bench_gpu.log (AUTO's choice per row) when present. Writes per suite row: bmm AUTO time, %
+of roofline, the best peer and bmm / best peer; geometric means; the issue's targets, each
+met or missed (misses in red); the seed sweep as tables and PNG plots (time and % of
+roofline vs K, f32 and f64: bmm AUTO, each bmm strategy, JAX, CuPy, PyTorch, Triton). Runs
+anywhere (matplotlib, no GPU).
 
 "Best peer" counts full-precision results only: JAX f32 at default precision may
 use TF32 in dots (about 3 decimal digits), so it is shown beside, not ranked.
@@ -58,6 +58,8 @@ def num(x):
 def load_csvs(folder):
     rows, files = [], []
     for path in sorted(glob.glob(os.path.join(folder, "*.csv"))):
+        if os.path.basename(path).startswith("table_"):
+            continue  # AUTO under another table (gpu_check step tables): not this run's AUTO
         with open(path) as f:
             head = f.readline()
             if not head.startswith("name,dtype,batch,m,n,k,layout,strategy,ms"):
@@ -270,7 +272,8 @@ def suite_section(idx, order, meta, choices, targets):
                                 "%.0f%% of cuda_cublas" % (100 * cub / auto_ms)))
             elif ff is not None:  # without a FLOP peak it may be memory-bound: not a miss
                 targets.append((">= 90% of cuBLAS on FLOP-bound rows", "%s %s" % (name, dt),
-                                False, "no cuda_cublas row (built without BMM_WITH_CUBLAS?)"))
+                                False, "no cuda_cublas row (an AUTO-only run, or built "
+                                "without BMM_WITH_CUBLAS)"))
     allr = [x for v in ratios.values() for x in v]
     g = geomean(allr)
     out += ["", "Geometric mean of bmm AUTO / best peer: " +
