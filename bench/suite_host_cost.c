@@ -58,10 +58,10 @@ static double check_sampled(const bmm_problem *hp, const void *got, int64_t samp
 }
 
 /* --self-test: every suite row with its batch cut to 5 entries, C computed by
-   bmm_cpu; the sampled check must pass it, and must fail it once one element
-   is wrong in the first row of the first entry, or in the last row and
-   column of the last entry (the rows the edge-row sample keeps). Returns the
-   number of failed checks. */
+   bmm_cpu; the sampled check (and bmmx_check_edges, bmm-tune's) must pass it,
+   and must fail it once one element is wrong in the first row of the first
+   entry, or in the last row and column of the last entry (the rows the edge-row sample keeps).
+   Returns the number of failed checks. */
 static int self_test(const bmmx_case *cases, int n) {
   int i, bad = 0, runs = 0;
   for (i = 0; i < n; ++i) {
@@ -72,7 +72,7 @@ static int self_test(const bmmx_case *cases, int n) {
     char *a, *b, *c0, *got, *bias;
     bmm_problem p, q;
     int64_t oa, ob, oc, where[2];
-    double macs, w[3];
+    double macs, w[3], e[3]; /* check_sampled; bmmx_check_edges (bmm-tune's check) */
     int t;
     if (c.batch > 5) c.batch = 5;
     sz = bmmx_sizes(&c);
@@ -97,6 +97,7 @@ static int self_test(const bmmx_case *cases, int n) {
     oc = bmmx__c_offset(&p, c.batch - 1, &oa, &ob);
     where[1] = oc + (c.m - 1) * p.c.row_stride + (c.n - 1) * p.c.col_stride;
     w[0] = check_sampled(&p, got, 3, EDGE_ROWS, &macs);
+    e[0] = bmmx_check_edges(&p, got, 3, EDGE_ROWS);
     for (t = 0; t < 2; ++t) {
       /* + 1 to the element (its real part: component index parts * element):
          far past any row's bound (square1024: ~0.03), and exact in every
@@ -106,13 +107,19 @@ static int self_test(const bmmx_case *cases, int n) {
       memcpy(keep, got + where[t] * (int64_t)es, es);
       bmm_element_set(c.dtype, got, ci, bmm_element_get(c.dtype, got, ci) + 1.0);
       w[1 + t] = check_sampled(&p, got, 3, EDGE_ROWS, &macs);
+      e[1 + t] = bmmx_check_edges(&p, got, 3, EDGE_ROWS);
       memcpy(got + where[t] * (int64_t)es, keep, es);
     }
-    runs += 3;
+    runs += 6;
     if (!(w[0] <= 1.0) || !(w[1] > 1.0) || !(w[2] > 1.0)) {
       printf("FAIL %s %s: err/bound clean %.3g, first element changed %.3g, last %.3g\n", c.name,
              bmm_dtype_name(c.dtype), w[0], w[1], w[2]);
       bad += !(w[0] <= 1.0) + !(w[1] > 1.0) + !(w[2] > 1.0);
+    }
+    if (!(e[0] <= 1.0) || !(e[1] > 1.0) || !(e[2] > 1.0)) {
+      printf("FAIL %s %s: bmmx_check_edges: clean %.3g, first element changed %.3g, last %.3g\n",
+             c.name, bmm_dtype_name(c.dtype), e[0], e[1], e[2]);
+      bad += !(e[0] <= 1.0) + !(e[1] > 1.0) + !(e[2] > 1.0);
     }
     free(a), free(b), free(c0), free(got), free(bias);
   }

@@ -499,6 +499,21 @@ static inline double bmmx_check_entry(const bmm_problem *p, int64_t bi, const vo
   return bmmx_check_entry_stored(p, bi, got, edge_rows, 1);
 }
 
+/* bmmx_check with each sampled entry checked as bmmx_check_entry does: in C's
+   of more than 2 * edge_rows rows only the first and last edge_rows. */
+static inline double bmmx_check_edges(const bmm_problem *p, const void *got, int64_t samples,
+                                      int64_t edge_rows) {
+  const int64_t nb = bmmx__batch_count(p);
+  int64_t s;
+  double worst = 0;
+  if (samples <= 0 || samples > nb) samples = nb;
+  for (s = 0; s < samples; ++s) {
+    double e = bmmx_check_entry(p, bmmx__sample_entry(s, samples, nb), got, edge_rows);
+    if (!(e <= worst)) worst = e; /* a NaN stays */
+  }
+  return worst;
+}
+
 /* bmmx_check in two halves, to compare several results of one problem (every
    strategy, 1 and 2 threads) against one reference: bmmx_expect_init
    computes the reference of the sampled entries (p->c.ptr: C before the

@@ -361,6 +361,30 @@ static void test_override(void) {
   CHECK(changed == 0, "override changes no other point (%d)", changed);
   CHECK(bmm_set_table(BMM_BACKEND_CPU, out, n) == BMM_OK, "table with override is valid");
   bmm_set_table(BMM_BACKEND_CPU, NULL, 0);
+  { /* the next K with the same choice widens that rule; a gap or another
+       choice starts a new one */
+    bmmt_point q = s.pts[target];
+    int n0 = n, hits = 0;
+    q.k = s.pts[target].k + 1;
+    n = bmmt_insert_override(out, n, BMM_TABLE_MAX_RULES, &q, &keep, "kept default");
+    CHECK(n == n0 && out[0].k_min == s.pts[target].k && out[0].k_max == q.k,
+          "override at K + 1 widens the rule to k %lld..%lld (%d rules, was %d)",
+          (long long)out[0].k_min, (long long)out[0].k_max, n, n0);
+    for (p = 0; p < s.npts; ++p)
+      if (p != target && bmmt_eval(out, n, &s.pts[p]) == 0) ++hits;
+    CHECK(hits == 0 && bmmt_eval(out, n, &q) == 0,
+          "the widened rule takes K + 1 and no grid point");
+    q.k += 2;
+    n = bmmt_insert_override(out, n, BMM_TABLE_MAX_RULES, &q, &keep, "kept default");
+    CHECK(n == n0 + 1 && out[0].k_min == q.k && out[0].k_max == q.k,
+          "an override past a gap in K is a rule of its own");
+    q.k += 1;
+    n = bmmt_insert_override(out, n, BMM_TABLE_MAX_RULES, &q, &s.cfgs[1], "kept default");
+    CHECK(n == n0 + 2 && bmmt_config_cmp(&out[0], &s.cfgs[1]) == 0,
+          "an override with another configuration is a rule of its own");
+    n -= 3, memmove(&out[0], &out[3], sizeof(bmm_table_rule) * (size_t)n);
+    out[0].k_max = out[0].k_min; /* back to the one-point override */
+  }
   { /* a note cut in the middle of a device name, with a tab: still parses back */
     static char text[1 << 16];
     bmm_table_rule back[BMM_TABLE_MAX_RULES];

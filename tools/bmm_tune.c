@@ -504,7 +504,13 @@ static void bmmt__time_cands(bmmt_state *S, const bmmx_case *c, bmmt_cand *cd, i
     t1 = S->d->time(&p, 1, &x->st);
     if (x->st != BMM_OK) continue;
     S->d->download(S->h[2], S->dev[2], (size_t)sz.c * es);
-    x->worst = bmmx_check(&hp, S->h[2], 4);
+    /* 4 entries; over 2^24 multiply-adds an entry, of its C the first and
+       last 4 rows: whole 1024^3 entries in long double took ~40 s a dtype
+       (H100, 2026-11-26), so gpu_check left square1024 out of the suite,
+       and the H200's tuned table (2026-11-28) sent it, unvalidated, to
+       cuda_loop, 32x slower than the default's cuBLAS */
+    x->worst = bmmx_check_edges(&hp, S->h[2], 4,
+                                (double)c->m * (double)c->n * (double)c->k > 16777216.0 ? 4 : 0);
     if (!(x->worst <= 1.0)) {
       x->t = -1;
       continue;
@@ -743,7 +749,7 @@ static int bmmt_validate(bmmt_state *S, const char *path, const bmmt_grid *g,
                          const char *note_prefix, char *summary, size_t sumlen) {
   static bmmx_case cases[512];
   static bmmt_suite_row rows[512];
-  char err[256];
+  char err[256], first[32] = ""; /* first: the row whose override the next K may widen */
   int n = bmmx_suite_load(path, cases, 512, err, sizeof err), i, over = 0, timed = 0, skipped = 0;
   double logsum = 0;
   if (n < 0) {
@@ -807,6 +813,11 @@ static int bmmt_validate(bmmt_state *S, const char *path, const bmmt_grid *g,
     snprintf(note, sizeof note, "kept default, suite %.28s %s; %.36s", r->c.name,
              bmm_dtype_name(r->c.dtype), note_prefix);
     k = bmmt_insert_override(tuned, *nt, BMM_TABLE_MAX_RULES, &q, &r->dflt, note);
+    if (k == *nt) /* widened to this K (sweep rows in K order): say which rows */
+      snprintf(tuned[0].note, sizeof tuned[0].note, "kept default, suite %.24s to k=%lld %s; %.30s",
+               first, (long long)r->c.k, bmm_dtype_name(r->c.dtype), note_prefix);
+    else if (k > 0)
+      snprintf(first, sizeof first, "%.31s", r->c.name);
     if (k < 0) {
       printf("  %s %s: tuned loses %.1f%% but the table is full (%d rules): not overridden\n",
              r->c.name, bmm_dtype_name(r->c.dtype), 100 * (r->t_tuned / r->t_dflt - 1), *nt);

@@ -570,10 +570,23 @@ done:
 
 /* Put first a rule for exactly this dtype, layout class and (m, n, k), any
    batch, with configuration cfg: the self-validation's way to keep the default
-   table's choice where the tuned one lost. Returns the new count, -1 if full. */
+   table's choice where the tuned one lost. Returns the new count, -1 if full.
+   If the first rule is such a rule for the K just below, with the same
+   configuration, it is widened to this K instead and the count returned
+   unchanged: the seed sweep's K = 1..64 would otherwise spend a rule per K of
+   the 64 a table holds (H200, 2026-11-28: the tuned table lost at f32
+   K = 31, 32, 33, one rule stretched from one grid point). */
 static inline int bmmt_insert_override(bmm_table_rule *rules, int n, int max, const bmmt_point *p,
                                        const bmm_table_rule *cfg, const char *note) {
   bmm_table_rule r;
+  if (n > 0 && rules[0].dtypes == BMM_DT(p->dtype) && rules[0].layouts == 1u << p->layout &&
+      p->m > 0 && rules[0].m_min == p->m && rules[0].m_max == p->m && p->n > 0 &&
+      rules[0].n_min == p->n && rules[0].n_max == p->n && rules[0].k_max > 0 &&
+      rules[0].k_max + 1 == p->k && rules[0].batch_min == 0 && rules[0].batch_max == 0 &&
+      bmmt_config_cmp(&rules[0], cfg) == 0) {
+    rules[0].k_max = p->k;
+    return n;
+  }
   if (n >= max) return -1;
   bmmt_config_of(cfg, &r);
   r.dtypes = BMM_DT(p->dtype);
