@@ -155,13 +155,13 @@ static_assert((int)(BMM_FORCE_CUDA_STRATEGY) == 0 ||
 #define BMM__CUDA_WIDE (BMM_DT(BMM_F64) | BMM_DT(BMM_C64) | BMM_DT(BMM_C128))
 #define BMM__CUDA_HALVES (BMM_DT(BMM_F16) | BMM_DT(BMM_BF16))
 #define BMM__CUDA_NARROW (BMM_DT(BMM_F32) | BMM__CUDA_HALVES)
-/* sm_90's STAGED with 512 threads x 32 batch entries, for dtype set dt from
-   k_min on: where it beat 128 threads on the H100 (3x1xK only), bounded to
-   m <= 4, n <= 2, k <= 64 so that 32 entries fit the shared memory in every
+/* sm_90's STAGED with 512 threads x 32 batch entries, for dtype set dt and
+   k in kmin..kmax: where it beat 128 threads on the H100 (3x1xK only),
+   bounded to m <= 4, n <= 2, k <= 64 so that 32 entries fit the shared memory in every
    dtype (c128: 32 x (4 x 65 + 129) x 16 = 199,168 bytes of 232,448) */
-#define BMM__CUDA_STAGED_512(dt, kmin, why)                                                 \
-  BMM_RULE(.dtypes = dt, .layouts = BMM_L_ROWMAJOR, .m_max = 4, .n_max = 2, .k_min = kmin,  \
-           .k_max = 64, .strategy = BMM_CUDA_STAGED, .threads = 512, .batch_per_block = 32, \
+#define BMM__CUDA_STAGED_512(dt, kmin, kmax, why)                                             \
+  BMM_RULE(.dtypes = dt, .layouts = BMM_L_ROWMAJOR, .m_max = 4, .n_max = 2, .k_min = kmin,    \
+           .k_max = kmax, .strategy = BMM_CUDA_STAGED, .threads = 512, .batch_per_block = 32, \
            .note = why)
 /* general problems STAGED claims (packed entries, column-major ones too:
    col_a, trans_b); the others fall through to WARP and LOOP */
@@ -223,7 +223,7 @@ static const bmm_table_rule bmm__cuda_table_sm90[] = {
     BMM_RULE(.dtypes = BMM_DT(BMM_F32), .layouts = BMM_L_ROWMAJOR, .m_max = 31, .n_max = 31,
              .k_max = 15, .strategy = BMM_CUDA_LOOP,
              .note = "H100 2026-11-26: seed f32 K 5-15 loop 81-93% vs staged 56-87"),
-    BMM__CUDA_STAGED_512(BMM_DT(BMM_F32), 37,
+    BMM__CUDA_STAGED_512(BMM_DT(BMM_F32), 37, 64,
                          "H100 2026-11-26: seed f32 K 37-50 82-86% vs 128 threads 73-81"),
     BMM_RULE(.dtypes = BMM_DT(BMM_F32), .layouts = BMM_L_ROWMAJOR, .m_max = 31, .n_max = 31,
              .k_max = 128, .strategy = BMM_CUDA_STAGED,
@@ -231,17 +231,25 @@ static const bmm_table_rule bmm__cuda_table_sm90[] = {
     BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_max = 31, .n_max = 31,
              .k_max = 12, .strategy = BMM_CUDA_LOOP,
              .note = "H100 2026-11-26: seed f64 K 5-12 loop 87-96% vs staged 88-92"),
-    BMM__CUDA_STAGED_512(BMM_DT(BMM_F64), 19,
+    BMM__CUDA_STAGED_512(BMM_DT(BMM_F64), 19, 55,
                          "H100 2026-11-26: seed f64 K 19-50 87-95% vs 128 threads 61-83"),
+    /* from K = 56 a block of 32 f64 entries needs 58368 bytes of shared
+       memory: 3 blocks fit in an SM's 228 KiB, not 4 (the same on H100 and
+       H200); the H200 lost 13 points of copy from K = 55 to 56 */
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_max = 4, .n_max = 2,
+             .k_min = 56, .k_max = 64, .strategy = BMM_CUDA_STAGED, .threads = 256,
+             .batch_per_block = 16,
+             .note =
+                 "H200 2026-11-28: seed f64 K 56 86% vs 512x32 78 (3 blocks/SM); 57-64 not timed"),
     BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_max = 31, .n_max = 31,
              .k_max = 128, .strategy = BMM_CUDA_STAGED,
              .note = "H100 2026-11-26: seed f64 K 13-18 staged 83-90% vs loop 59-85"),
     BMM_RULE(.dtypes = BMM_DT(BMM_C64), .layouts = BMM_L_ROWMAJOR, .m_max = 31, .n_max = 31,
              .k_max = 7, .strategy = BMM_CUDA_LOOP,
              .note = "H100 2026-11-26: seed c64 K 5 loop 94% vs staged 81; square4 70 vs 57"),
-    BMM__CUDA_STAGED_512(BMM_DT(BMM_C64), 18,
+    BMM__CUDA_STAGED_512(BMM_DT(BMM_C64), 18, 64,
                          "H100 2026-11-26: seed c64 K 20-50 75-87% vs 128 threads 60-77"),
-    BMM__CUDA_STAGED_512(BMM_DT(BMM_C128), 13,
+    BMM__CUDA_STAGED_512(BMM_DT(BMM_C128), 13, 64,
                          "H100 2026-11-26: seed c128 K 15-50 77-88% vs any other 65-73"),
     BMM_RULE(.dtypes = BMM_DT(BMM_C64) | BMM_DT(BMM_C128), .layouts = BMM_L_ROWMAJOR, .m_max = 31,
              .n_max = 31, .k_max = 128, .strategy = BMM_CUDA_STAGED,
