@@ -60,9 +60,11 @@
 #                        H100, at 2^18 after 236 on the H200)
 #   tune          B 150  bmm-tune-cuda with cuBLAS, tools/grids/cuda.txt (L2
 #                        flushed before every timed call), validated on the
-#                        suite: M 84 / 77 s on H200 (2026-11-26 / -28, grid and
+#                        suite and the seed sweep K = 1..64: M 84 / 77 s on
+#                        H200 (2026-11-26 / -28, 104 grid problems and the
 #                        suite less square1024, whose whole host check ran
-#                        the H100's step out of time; now checked on 8 rows)
+#                        the H100's step out of time; now checked on 8 rows);
+#                        E ~125 s with 122 grid problems and the sweep
 #   tables        B 60 each: AUTO alone under each tables/smXY_*.txt and the
 #                        tuned table (suite + sweep K = 1..64), E 40 s each
 #   report        B 30   bench/report.py -> RESULTS_generated.md + PNGs, E 5 s
@@ -75,7 +77,8 @@
 #                        --quick (12k forced runs, tunables, graph, errors):
 #                        E unknown, last; racecheck will likely be cut
 # Sum for call 1: M about 460 s with the builds kept (prebuilt and carried,
-# as in both runs), of the 540; call 2: about 140 s before sanitize_tests,
+# as in every run), of the 540, E ~510 s with tune's sweep validation and
+# denser grid (GPU_CHECK_AUTO_ONLY=1: bench and sweep 19 s, not 138); call 2: about 140 s before sanitize_tests,
 # which get what is left (reported; each step's rows are written as they
 # finish). A session has 15 min of device time: call 1 plus the machine's
 # start (~1.5 min) leaves ~5 min, so call 2 must follow at once (H200 run:
