@@ -157,8 +157,9 @@ static_assert((int)(BMM_FORCE_CUDA_STRATEGY) == 0 ||
 #define BMM__CUDA_NARROW (BMM_DT(BMM_F32) | BMM__CUDA_HALVES)
 /* sm_90's STAGED with 512 threads x 32 batch entries, for dtype set dt and
    k in kmin..kmax: where it beat 128 threads on the H100 (3x1xK only),
-   bounded to m <= 4, n <= 2, k <= 64 so that 32 entries fit the shared memory in every
-   dtype (c128: 32 x (4 x 65 + 129) x 16 = 199,168 bytes of 232,448) */
+   bounded to m <= 4, n <= 2, k <= 64 so that 32 entries fit the shared
+   memory in every dtype (c128: 32 x (4 x 65 + 129) x 16 = 199,168 bytes of
+   232,448) */
 #define BMM__CUDA_STAGED_512(dt, kmin, kmax, why)                                             \
   BMM_RULE(.dtypes = dt, .layouts = BMM_L_ROWMAJOR, .m_max = 4, .n_max = 2, .k_min = kmin,    \
            .k_max = kmax, .strategy = BMM_CUDA_STAGED, .threads = 512, .batch_per_block = 32, \

@@ -22,7 +22,7 @@ import os
 import re
 import sys
 
-from report import num  # one reading of a CSV number for both reports
+from report import largest_drop, num  # one reading of a CSV number, one no-cliff figure
 
 
 def read_csv(path):
@@ -75,11 +75,10 @@ def sweep_line(rows, dt, copy):
     if not pts:
         return None
     worst = min(pts, key=lambda t: t[1])
-    drops = [(a[1] - b[1], b[0]) for a, b in zip(pts, pts[1:]) if b[0] == a[0] + 1]
-    drop = max(drops) if drops else (0.0, pts[0][0])
-    return "K %d..%d, min %.0f%% of copy at K=%d, median %.0f%%, largest neighbour drop %.1f " \
-        "points (to K=%d)" % (pts[0][0], pts[-1][0], worst[1], worst[0],
-                              sorted(p for _, p in pts)[len(pts) // 2], drop[0], drop[1])
+    drop = largest_drop(pts)
+    return "K %d..%d, min %.0f%% of copy at K=%d, median %.0f%%, largest neighbour drop %s" % (
+        pts[0][0], pts[-1][0], worst[1], worst[0], sorted(p for _, p in pts)[len(pts) // 2],
+        "%.1f points (to K=%d)" % drop if drop[1] is not None else "none")
 
 
 def table_lines(folder, default_rows, copy):
@@ -225,10 +224,9 @@ def main():
         races = [int(x) for x in re.findall(r"RACECHECK SUMMARY: (\d+) hazard", text)]
         sites = re.findall(r"sanitizer_sites: (\d+) distinct", text)  # sanitizer_sites.awk
         if errs or races:
-            san.append("%s %d errors%s%s" % (tool, sum(errs), ", %d hazards" % sum(races)
-                                             if races else "",
-                                             " at %s site%s" % (sites[-1], "s" * (sites[-1] != "1"))
-                                             if sites else ""))
+            hazards = ", %d hazards" % sum(races) if races else ""
+            at = " at %s site%s" % (sites[-1], "" if sites[-1] == "1" else "s") if sites else ""
+            san.append("%s %d errors%s%s" % (tool, sum(errs), hazards, at))
         else:
             san.append("%s no summary line" % tool)
     if san:

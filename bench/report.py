@@ -333,6 +333,16 @@ def sweep_data(rows, dtype):
     return data
 
 
+def largest_drop(points):
+    """The sweep's no-cliff figure: the largest fall of % between neighbouring
+    K in (K, %) pairs sorted by K, and the K it falls to; (0.0, None) if none."""
+    worst = (0.0, None)
+    for (_, before), (k, pct) in zip(points, points[1:]):
+        if before - pct > worst[0]:
+            worst = (before - pct, k)
+    return worst
+
+
 def sweep_section(rows, meta, choices, targets, plot_paths):
     out = []
     for dt in ("f32", "f64"):
@@ -348,8 +358,6 @@ def sweep_section(rows, meta, choices, targets, plot_paths):
         out.append("| K | bmm AUTO ms | AUTO strategy | % roofline | best bmm strategy | " +
                    " | ".join(peers) + " |")
         out.append("|---|---|---|---|---|" + "---|" * len(peers))
-        prev = None
-        worst_drop = (0.0, None)
         for k in sorted({k for v in data.values() for k, _, _ in v}):
             a = auto.get(k)
             best = min(((s, ms) for s in strategies for kk, ms, _ in data[s] if kk == k),
@@ -359,14 +367,12 @@ def sweep_section(rows, meta, choices, targets, plot_paths):
                 pm = next((ms for kk, ms, _ in data[p] if kk == k), None)
                 pcells.append(fmt_ms(pm))
             pct = a[1] if a else None
-            if pct is not None and prev is not None and prev - pct > worst_drop[0]:
-                worst_drop = (prev - pct, k)
-            prev = pct if pct is not None else prev
             out.append("| %d | %s | %s | %s | %s | %s |" % (
                 k, fmt_ms(a[0]) if a else RED % "missing", choices.get(("sweep_k%d" % k, dt), ""),
                 "—" if pct is None else mark("%.1f%%" % pct, pct >= 90.0),
                 "%s %s" % (best[0], fmt_ms(best[1])) if best else "—", " | ".join(pcells)))
         pcts = [p for _, p in auto.values() if p is not None]
+        worst_drop = largest_drop(sorted((k, p) for k, (_, p) in auto.items() if p is not None))
         if pcts:
             lo = min(pcts)
             targets.append(("sweep: AUTO >= 90% of roofline at every K (issue 4)", dt,

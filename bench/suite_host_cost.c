@@ -60,8 +60,8 @@ static double check_sampled(const bmm_problem *hp, const void *got, int64_t samp
 /* --self-test: every suite row with its batch cut to 5 entries, C computed by
    bmm_cpu; the sampled check (and bmmx_check_edges, bmm-tune's) must pass it,
    and must fail it once one element is wrong in the first row of the first
-   entry, or in the last row and column of the last entry (the rows the edge-row sample keeps).
-   Returns the number of failed checks. */
+   entry, or in the last row and column of the last entry (the rows the
+   edge-row sample keeps). Returns the number of failed checks. */
 static int self_test(const bmmx_case *cases, int n) {
   int i, bad = 0, runs = 0;
   for (i = 0; i < n; ++i) {

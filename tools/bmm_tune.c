@@ -813,10 +813,14 @@ static int bmmt_validate(bmmt_state *S, const char *path, const bmmt_grid *g,
     snprintf(note, sizeof note, "kept default, suite %.28s %s; %.36s", r->c.name,
              bmm_dtype_name(r->c.dtype), note_prefix);
     k = bmmt_insert_override(tuned, *nt, BMM_TABLE_MAX_RULES, &q, &r->dflt, note);
-    if (k == *nt) /* widened to this K (sweep rows in K order): say which rows */
-      snprintf(tuned[0].note, sizeof tuned[0].note, "kept default, suite %.24s to k=%lld %s; %.30s",
-               first, (long long)r->c.k, bmm_dtype_name(r->c.dtype), note_prefix);
-    else if (k > 0)
+    if (k == *nt) { /* widened to this K (sweep rows in K order): say which rows */
+      /* only an override this loop wrote: the first rule before any is the
+         grid's, widened with the same choice, its note kept */
+      if (first[0])
+        snprintf(tuned[0].note, sizeof tuned[0].note,
+                 "kept default, suite %.24s to k=%lld %s; %.30s", first, (long long)r->c.k,
+                 bmm_dtype_name(r->c.dtype), note_prefix);
+    } else if (k > 0)
       snprintf(first, sizeof first, "%.31s", r->c.name);
     if (k < 0) {
       printf("  %s %s: tuned loses %.1f%% but the table is full (%d rules): not overridden\n",
