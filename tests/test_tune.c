@@ -212,6 +212,102 @@ static void test_merge_defaults(void) {
   CHECK(wrong == 0, "merged defaults: %d points lose their winner", wrong);
 }
 
+/* The H200 case (2026-11-28, bench/notes/tune.md): configuration X (here
+   blocked tile 8; cuBLAS on the H200) wins square32 and no other point; Y
+   (dot) wins the seed 3x1xK and the squares 2..16, Z (blocked) the squares
+   64..256. The seed K is sampled every 3 from 1 (the grid now) or every 5
+   from 5 (the H200's grid: no point between 30 and 35). X's box must not
+   reach the seed: the old growth found no point in line with square32 on m
+   and n, opened both to `*` and sent 3x1x32 (both grids) and 3x1x31..33
+   (every 5) to X. It must still reach what lies nearer square32 than any
+   other point, and keep the batch open (the grid's batch is the shape's). */
+static int64_t h200_batch(int64_t m, int64_t n, int64_t k) {
+  return 16000000 / (m * k + k * n + m * n);
+}
+
+static void test_grow_evidence(void) {
+  static synth s;
+  bmm_table_rule out[BMM_TABLE_MAX_RULES];
+  bmmt_options o = opts(0);
+  int grid, k, e, n, p, i, wrong;
+  for (grid = 0; grid < 2; ++grid) {
+    const bmm_table_rule X = cfg(BMM_CPU_BLOCKED, 8), Y = cfg(BMM_CPU_DOT, 0),
+                         Z = cfg(BMM_CPU_BLOCKED, 0);
+    const char *what = grid ? "seed K 5..50/5" : "seed K 1..64/3";
+    int xr = -1, zr = -1;
+    memset(&s, 0, sizeof s);
+    s.cfgs[s.ncfg++] = cfg(BMM_CPU_REF, 0);
+    s.cfgs[s.ncfg++] = Y, s.cfgs[s.ncfg++] = Z, s.cfgs[s.ncfg++] = X;
+    for (k = grid ? 5 : 1; k <= (grid ? 50 : 64); k += grid ? 5 : 3)
+      add_point(&s, BMM_F32, BMM_LAYOUT_ROWMAJOR, 3, 1, k, h200_batch(3, 1, k));
+    for (e = 2; e <= 256; e *= 2)
+      add_point(&s, BMM_F32, BMM_LAYOUT_ROWMAJOR, e, e, e, h200_batch(e, e, e));
+    for (p = 0; p < s.npts; ++p) { /* the winner 1, the others 2, ref 4 */
+      const bmmt_point *q = &s.pts[p];
+      int w = q->m == 32 ? 3 : q->m >= 64 ? 2 : 1;
+      for (i = 0; i < s.ncfg; ++i)
+        s.times[p * s.ncfg + i] = i == 0 ? 4.0 : i == w ? 1.0 : 2.0;
+    }
+    n = bmmt_compress(s.pts, s.npts, s.cfgs, s.ncfg, s.times, &o, out, BMM_TABLE_MAX_RULES);
+    CHECK(n > 0, "%s: compressed (%d rules)", what, n);
+    if (n <= 0) continue;
+    for (i = 0; i < n; ++i) {
+      if (bmmt_config_cmp(&out[i], &X) == 0) xr = i;
+      if (bmmt_config_cmp(&out[i], &Z) == 0) zr = i;
+    }
+    for (k = 30; k <= 35; ++k) {
+      bmmt_point q = s.pts[0];
+      int r;
+      q.k = k, q.batch = h200_batch(3, 1, k);
+      r = bmmt_eval(out, n, &q);
+      CHECK(r >= 0 && bmmt_config_cmp(&out[r], &X) != 0,
+            "%s: 3x1x%d goes to %s tile %d, not X (blocked tile 8)", what, k,
+            r < 0 ? "none" : bmm_strategy_name(out[r].strategy), r < 0 ? -1 : out[r].tile);
+      q.batch = 1000000;
+      r = bmmt_eval(out, n, &q);
+      CHECK(r >= 0 && bmmt_config_cmp(&out[r], &X) != 0, "%s: 3x1x%d batch 1e6 not to X", what, k);
+    }
+    { /* X keeps square32 and what lies nearer it than any other point */
+      bmmt_point q;
+      static const int64_t close_by[][4] = {
+          {32, 32, 32, 0}, {32, 32, 32, 1000000}, {40, 40, 40, 0}, {24, 45, 33, 0}};
+      memset(&q, 0, sizeof q);
+      q.dtype = BMM_F32, q.layout = BMM_LAYOUT_ROWMAJOR;
+      for (i = 0; i < 4; ++i) {
+        int r;
+        q.m = close_by[i][0], q.n = close_by[i][1], q.k = close_by[i][2];
+        q.batch = close_by[i][3] ? close_by[i][3] : h200_batch(q.m, q.n, q.k);
+        r = bmmt_eval(out, n, &q);
+        CHECK(r >= 0 && bmmt_config_cmp(&out[r], &X) == 0, "%s: %lldx%lldx%lld batch %lld to X",
+              what, (long long)q.m, (long long)q.n, (long long)q.k, (long long)q.batch);
+      }
+    }
+    /* X's box ends halfway to square16 and square64 on m, n and k (the seed's
+       K = 31, 34 lie 7x aside in m: no wall at k = 32); its batch stays open
+       (no other batch of these shapes). Z's reaches past square256, the last
+       m, n and k of the grid. */
+    CHECK(xr >= 0 && out[xr].m_min == 23 && out[xr].m_max == 45 && out[xr].n_min == 23 &&
+              out[xr].n_max == 45 && out[xr].k_min == 23 && out[xr].k_max == 45 &&
+              out[xr].batch_min == 0 && out[xr].batch_max == 0,
+          "%s: X's box m %lld..%lld n %lld..%lld k %lld..%lld batch %lld..%lld (want 23..45 "
+          "each, batch 0..0)",
+          what, xr < 0 ? -1LL : (long long)out[xr].m_min, xr < 0 ? -1LL : (long long)out[xr].m_max,
+          xr < 0 ? -1LL : (long long)out[xr].n_min, xr < 0 ? -1LL : (long long)out[xr].n_max,
+          xr < 0 ? -1LL : (long long)out[xr].k_min, xr < 0 ? -1LL : (long long)out[xr].k_max,
+          xr < 0 ? -1LL : (long long)out[xr].batch_min,
+          xr < 0 ? -1LL : (long long)out[xr].batch_max);
+    CHECK(zr >= 0 && out[zr].m_min == 46 && out[zr].m_max == 0 && out[zr].k_max == 0,
+          "%s: Z's box m %lld..%lld k ..%lld (want 46.. and k open past square256)", what,
+          zr < 0 ? -1LL : (long long)out[zr].m_min, zr < 0 ? -1LL : (long long)out[zr].m_max,
+          zr < 0 ? -1LL : (long long)out[zr].k_max);
+    for (p = 0, wrong = 0; p < s.npts; ++p) {
+      int r = bmmt_eval(out, n, &s.pts[p]);
+      if (r < 0 || bmmt_config_cmp(&out[r], &s.cfgs[winner_of(&s, p)])) ++wrong;
+    }
+    CHECK(wrong == 0, "%s: %d grid points lose their winner", what, wrong);
+  }
+}
+
 static void test_synthetic(void) {
   static synth s, t;
   bmm_table_rule out[BMM_TABLE_MAX_RULES], out2[BMM_TABLE_MAX_RULES], back[BMM_TABLE_MAX_RULES];
@@ -427,6 +523,7 @@ int main(void) {
   test_merge_1d();
   test_merge_defaults();
   test_smoothing();
+  test_grow_evidence();
   test_synthetic();
   test_budget_and_drop();
   test_override();

@@ -18,18 +18,21 @@
       smaller first: the defaults win ties); the compression first prefers,
       among the tied, the one tied at most points of the group
       (bmmt_smooth_pick), so that timing noise does not split a region.
-   2. each point starts as a box: on each axis (m, n, k, batch) its value
-      extended halfway (geometric mean) towards the neighbouring values that
-      occur in the group.
-   3. boxes of the same winner are merged greedily (fixed order) into their
-      bounding box as long as that box holds no point won by another
-      configuration; the outermost edges then open up (lo 0 / hi unbounded)
-      so that shapes beyond the grid get the nearest rule.
-   4. the configuration winning most points of the group becomes the group's
-      default (all ranges `*`); groups with identical rule lists are joined
-      (dtype masks, then layout masks). The table lists every group's boxes,
-      then the group defaults, merged where one configuration is the default
-      of groups sharing their dtypes or their layouts.
+   2. each point starts as a box holding just itself; boxes of the same
+      winner are merged greedily (fixed order) into their bounding box as
+      long as that box holds no point won by another configuration.
+   3. the configuration winning most points of the group becomes the group's
+      default (all ranges `*`, after the group's boxes); every other box
+      grows, axis by axis (batch, m, n, k), only as far as the grid's
+      evidence carries it (bmmt__grow): through the points of its own
+      configuration that it would take in, then halfway (geometric mean) to
+      the nearest other point beyond, a point beside the box counting at its
+      distance from it; open (lo 0 / hi unbounded) only past the group's
+      last value on that axis (the batch axis: see bmmt__grow).
+   4. groups with identical rule lists are joined (dtype masks, then layout
+      masks). The table lists every group's boxes, then the group defaults,
+      merged where one configuration is the default of groups sharing their
+      dtypes or their layouts.
    5. the table ends with a catch-all: the configuration, among those whose
       strategy claims every problem, closest to the best over all points
       (geometric mean of time / best; else the backend's first such
@@ -60,6 +63,7 @@ typedef struct bmmt_options {
 } bmmt_options;
 
 #define BMMT_AXES 4
+#define BMMT__BATCH 3 /* the axis index of batch (m, n, k, batch) */
 
 static inline int64_t *bmmt__lo(bmm_table_rule *r, int axis) {
   return axis == 0 ? &r->m_min : axis == 1 ? &r->n_min : axis == 2 ? &r->k_min : &r->batch_min;
@@ -267,32 +271,123 @@ static inline int bmmt__same_rules(const bmmt__group *a, const bmmt__group *b) {
   return 1;
 }
 
-/* Grow one edge of a rule's box (axis a, hi or lo) up to halfway (geometric
-   mean) to the nearest point won by another configuration that the box would
-   take in, or open it (0 / unbounded) when there is none. */
+/* Is w inside the box's extent on axis b (an edge 0 is open)? */
+static inline int bmmt__within(const bmm_table_rule *r, int b, int64_t w) {
+  int64_t lo = *bmmt__lo((bmm_table_rule *)r, b), up = *bmmt__hi((bmm_table_rule *)r, b);
+  return w >= lo && (!up || w <= up);
+}
+
+/* Where a point lies beside the box, on the axes other than a: 0 when the
+   box would take it in; else how far off it is, the largest ratio over m, n
+   and k (1 when it is off on the batch axis alone). */
+static inline long double bmmt__aside(const bmm_table_rule *r, int a, const bmmt_point *q) {
+  long double far = 1;
+  int b, in = 1;
+  for (b = 0; b < BMMT_AXES; ++b) {
+    int64_t w = bmmt__coord(q, b), lo = *bmmt__lo((bmm_table_rule *)r, b),
+            up = *bmmt__hi((bmm_table_rule *)r, b);
+    long double off = w < lo         ? (w > 0 ? (long double)lo / (long double)w : HUGE_VALL)
+                      : up && w > up ? (long double)w / (long double)up
+                                     : 1;
+    if (b == a || off == 1) continue;
+    in = 0;
+    if (b != BMMT__BATCH && off > far) far = off;
+  }
+  return in ? 0 : far;
+}
+
+/* The edge halfway (geometric mean) from own, the box's outermost own value,
+   to a wall at w beyond it (not always a whole number): the last value
+   before the midpoint (hi) or the first after it (lo), as bmmt__geo_mid. */
+static inline int64_t bmmt__half_to(int64_t own, long double w, int hi) {
+  long double prod = (long double)own * w;
+  int64_t r;
+  if (!(prod < 1e36L)) return 0; /* a wall past any int64 size: none (open) */
+  r = (int64_t)sqrtl(prod);
+  while (r > 0 && (long double)r * (long double)r > prod)
+    --r;
+  while ((long double)(r + 1) * (long double)(r + 1) <= prod)
+    ++r;
+  if (hi) {
+    if (r < own) r = own;
+    while (r > own && (long double)r >= w)
+      --r;
+    return r;
+  }
+  if (++r > own) r = own;
+  while (r < own && (long double)r <= w)
+    ++r;
+  return r;
+}
+
+/* Grow one edge of a rule's box (axis a, hi or lo) only as far as the grid's
+   evidence carries it. From the box's outermost own point outwards, value by
+   value of the group's points: a point that the box would take in (inside on
+   the other axes) and that its own configuration won carries the edge
+   through it; any other point beyond is a wall, and the edge stops halfway
+   (geometric mean) to the nearest one. A point beside the box is a wall at
+   its distance from it, the largest ratio over m, n and k: a point twice as
+   far aside as it is ahead counts as twice as far ahead, so that square32's
+   box is bounded by square16 and square64, not by the seed's K = 31 and 34
+   at m = 3, n = 1. The edge opens (0 / unbounded) only where no point of the
+   group lies beyond it: the rule is then the last word there. What the boxes
+   leave goes to the group's default (ranges `*`).
+   Why: until 2026-11-28 only points inside on the other axes were walls and
+   an edge with none opened; a box grown from one grid point has almost none
+   on the axes grown first, so on the H200 square32's cuBLAS box opened m and
+   n to `*` with no evidence and took the seed 3x1xK at K = 31..33 (8-11% of
+   copy, 7-9x slower than the default's pick; bench/notes/tune.md). The batch
+   axis keeps that rule (walls only inside on m, n, k; none: open): the grid
+   ties each shape's batch to its size (~E elements), so another shape's
+   batch says nothing about this one, and stopping at it would leave e.g. the
+   suite's 3x1x25 at batch 10^6 (the grid's: 1.6e5) to the group's default. */
 static inline void bmmt__grow(bmm_table_rule *r, int a, int hi, const bmmt__item *it, int n) {
-  int64_t own = hi ? 0 : INT64_MAX, wall = hi ? INT64_MAX : -1;
-  int p, b;
+  int64_t own = hi ? 0 : INT64_MAX, at;
+  long double wall = 0;
+  int p, walled = 0;
   for (p = 0; p < n; ++p) {
     int64_t v = bmmt__coord(&it[p].p, a);
-    int inside = 1;
-    if (!it[p].has) continue;
-    for (b = 0; b < BMMT_AXES && inside; ++b) {
-      int64_t w = bmmt__coord(&it[p].p, b), lo = *bmmt__lo(r, b), up = *bmmt__hi(r, b);
-      if (b != a && (w < lo || (up && w > up))) inside = 0;
+    if (it[p].has && bmmt_config_cmp(&it[p].cfg, r) == 0 && bmmt__within(r, a, v) &&
+        bmmt__aside(r, a, &it[p].p) == 0)
+      own = hi ? (v > own ? v : own) : (v < own ? v : own);
+  }
+  if (own == (hi ? 0 : INT64_MAX)) return; /* no own point inside: keep the edge */
+  for (at = own;;) {                       /* the next value beyond, nearest first */
+    int64_t v = hi ? INT64_MAX : 0;
+    int found = 0, carry = 0, blocked = 0;
+    for (p = 0; p < n; ++p) {
+      int64_t w = bmmt__coord(&it[p].p, a);
+      if (it[p].has && (a != BMMT__BATCH || bmmt__aside(r, a, &it[p].p) == 0) &&
+          (hi ? w > at && w < v : w < at && w > v))
+        v = w, found = 1;
     }
-    if (!inside) continue;
-    if (bmmt_config_cmp(&it[p].cfg, r) == 0) {
-      if (v >= *bmmt__lo(r, a) && (!*bmmt__hi(r, a) || v <= *bmmt__hi(r, a)))
-        own = hi ? (v > own ? v : own) : (v < own ? v : own);
-    } else if (hi ? v > *bmmt__hi(r, a) && v < wall : v < *bmmt__lo(r, a) && v > wall) {
-      wall = v;
+    if (!found || (walled && (hi ? wall <= (long double)v : wall >= (long double)v))) break;
+    for (p = 0; p < n; ++p)
+      if (it[p].has && bmmt__coord(&it[p].p, a) == v && bmmt__aside(r, a, &it[p].p) == 0) {
+        if (bmmt_config_cmp(&it[p].cfg, r) == 0)
+          carry = 1;
+        else
+          blocked = 1;
+      }
+    if (carry && !blocked) { /* own evidence: what it passed lies behind the edge now */
+      own = at = v, walled = 0;
+      continue;
     }
+    for (p = 0; p < n; ++p) { /* walls at v, each at its distance from the box */
+      long double ahead, far, w;
+      if (!it[p].has || bmmt__coord(&it[p].p, a) != v) continue;
+      ahead = hi ? (long double)v / (long double)own : (long double)own / (long double)v;
+      far = bmmt__aside(r, a, &it[p].p);
+      if (a == BMMT__BATCH && far != 0) continue;
+      w = far <= ahead ? (long double)v : hi ? (long double)own * far : (long double)own / far;
+      if (!walled || (hi ? w < wall : w > wall)) wall = w, walled = 1;
+    }
+    at = v;
   }
   if (hi)
-    *bmmt__hi(r, a) = wall == INT64_MAX ? 0 : bmmt__geo_mid(own, wall);
+    *bmmt__hi(r, a) = walled ? bmmt__half_to(own, wall, 1) : 0;
   else
-    *bmmt__lo(r, a) = wall < 0 ? 0 : bmmt__geo_mid(wall, own) + 1;
+    *bmmt__lo(r, a) = walled ? bmmt__half_to(own, wall, 0) : 0;
 }
 
 /* Build one group's rules from its sorted items. Returns the rule count; rules
