@@ -462,6 +462,43 @@ BMM__INLINE void bmm__hsum_f64(const bmm__v16_f64 *s, double *r) {
     r[i] = s[i][0] + s[i][1];
 #endif
 }
+/* A vector's (re, im) pairs swapped (c_dotv's cross terms xr yi, xi yr),
+   at the widest width and at 16 bytes */
+#if defined(__clang__) || __GNUC__ >= 12
+#if BMM__CPU_VBYTES == 64
+#define BMM__CSWAP_f32 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14
+#define BMM__CSWAP_f64 1, 0, 3, 2, 5, 4, 7, 6
+#elif BMM__CPU_VBYTES == 32
+#define BMM__CSWAP_f32 1, 0, 3, 2, 5, 4, 7, 6
+#define BMM__CSWAP_f64 1, 0, 3, 2
+#else
+#define BMM__CSWAP_f32 1, 0, 3, 2
+#define BMM__CSWAP_f64 1, 0
+#endif
+#define BMM__CSWAP_DEF(N, VT, ...) \
+  BMM__INLINE VT bmm__cswap_##N(VT v) { return __builtin_shufflevector(v, v, __VA_ARGS__); }
+BMM__CSWAP_DEF(f32, bmm__vec_f32, BMM__CSWAP_f32)
+BMM__CSWAP_DEF(f64, bmm__vec_f64, BMM__CSWAP_f64)
+BMM__CSWAP_DEF(v16_f32, bmm__v16_f32, 1, 0, 3, 2)
+BMM__CSWAP_DEF(v16_f64, bmm__v16_f64, 1, 0)
+#undef BMM__CSWAP_DEF
+#undef BMM__CSWAP_f32
+#undef BMM__CSWAP_f64
+#else
+#define BMM__CSWAP_DEF(N, VT)                           \
+  BMM__INLINE VT bmm__cswap_##N(VT v) {                 \
+    VT r = v;                                           \
+    int t;                                              \
+    for (t = 0; t < (int)(sizeof v / sizeof v[0]); ++t) \
+      r[t] = v[t ^ 1];                                  \
+    return r;                                           \
+  }
+BMM__CSWAP_DEF(f32, bmm__vec_f32)
+BMM__CSWAP_DEF(f64, bmm__vec_f64)
+BMM__CSWAP_DEF(v16_f32, bmm__v16_f32)
+BMM__CSWAP_DEF(v16_f64, bmm__v16_f64)
+#undef BMM__CSWAP_DEF
+#endif
 #else
 #define BMM__CPU_VEXT 0
 #define BMM__VEXT_ATTR
@@ -818,7 +855,7 @@ static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz, int64_t rows) {
   XANY(scale) XANY(ref) X(dot_rows) X(dot_cols) X(dot_contig) X(dot_strided)                       \
   BMM__CPU_COL_SHAPES(XCOL) BMM__CPU_SMALL_SHAPES(XSMALL) X(small_tile) X(blocked)               \
   X(batch_simd)                                                                                    \
-  XC(c_dot) XC(c_rows) XC(c_blocked) BMM__CPU_CSMALL_SIZES(BMM__CPU_CSMALL_NAME, XC) XC(c_batch)
+  XC(c_dot) XC(c_dotv) XC(c_rows) XC(c_blocked) BMM__CPU_CSMALL_SIZES(BMM__CPU_CSMALL_NAME, XC) XC(c_batch)
 // clang-format on
 #define BMM__CPU_KID(NAME) BMM__CPU_K_##NAME,
 #define BMM__CPU_KID_COL(FORM, M, N, K, SUFFIX) BMM__CPU_K_dot_col_##SUFFIX,
@@ -1042,6 +1079,11 @@ static bmm_plan bmm__cpu_cview_plan(const bmm_plan *pl) {
   return q;
 }
 
+/* Can c_dotv (complex dot products in vectors over k) run the call? */
+static int bmm__cpu_cdotv_fits(const bmm_plan *pl) {
+  return BMM__CPU_VEXT && pl->a.col_stride == 1 && pl->b.row_stride == 1;
+}
+
 /* Why a pinned complex kernel cannot run this call (NULL: it can): the
    complex pick's own conditions (bmm__cpu_pick_complex). */
 static const char *bmm__cpu_pin_misfit_complex(const bmm_plan *pl, int kid) {
@@ -1063,6 +1105,10 @@ static const char *bmm__cpu_pin_misfit_complex(const bmm_plan *pl, int kid) {
                  "strides under 2^62";
   if (!rows_family) return "complex row kernels run under cpu_dot, cpu_small or cpu_blocked";
   if (kid == BMM__CPU_K_c_dot) return NULL;
+  if (kid == BMM__CPU_K_c_dotv)
+    return bmm__cpu_cdotv_fits(pl) ? NULL
+           : BMM__CPU_VEXT         ? "c_dotv needs A rows and B columns contiguous"
+                                   : "c_dotv is not built without vector extensions";
   if (kid == BMM__CPU_K_c_rows)
     return pl->b.col_stride == 1 ? NULL : "c_rows needs B rows contiguous";
   /* c_small_MxMxM: packed entries, which cpu_small's claim promises */
@@ -1162,6 +1208,12 @@ static void bmm__cpu_pick_complex(const bmm_plan *pl, bmm__cpu_choice *c) {
   c->kernel = rows ? BMM__CPU_K_c_rows : BMM__CPU_K_c_dot;
   c->why = rows ? "B rows contiguous, n >= 4: C row += a * B row (complex)"
                 : "complex dot products, any strides";
+  /* from k = 4: below, c_dot's four FMAs an element beat the vector set-up
+     and reductions (c64 3x1x1 / 3x1x3 1.54 / 1.30x c_dot's time in cache, one
+     thread; 3x1x5 0.94; c128 3x1x1 1.11, 3x1x3 0.98; Zen 5, 2026-11-28) */
+  if (!rows && bmm__cpu_cdotv_fits(pl) && k >= 4)
+    c->kernel = BMM__CPU_K_c_dotv,
+    c->why = "A rows and B columns contiguous: complex dot products in vectors over k";
   if (pl->strategy == BMM_CPU_SMALL && m == n && n == k) switch (m) {
 #define BMM__CSMALL_CASE(A, M) \
   case M: small = BMM__CPU_K_c_small_##M##x##M##x##M; break;
@@ -1450,6 +1502,12 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
     c.vrows = bmm__cpu_vrows(pl);
   if (c.kernel >= bmm__cpu_small_shapes[0].kernel && c.kernel < BMM__CPU_K_blocked)
     c.prefetch = bmm__cpu_small_prefetch(pl, &c);
+  /* c_dotv walks its entries in order: their lines asked for ahead out of
+     cache, as cpu_small's (one batch dimension: entries batch_stride[0]
+     apart). c64 3x1xK, 1 GB calls, one thread: K = 25 0.81, 40 0.58 of the
+     time without, K = 5 1.07 (Zen 5, 2026-11-28) */
+  if (c.kernel == BMM__CPU_K_c_dotv && pl->ndims <= 1 && BMM__CPU_PREFETCH && bmm__cpu_big(pl))
+    c.prefetch = bmm__cpu_pf_bytes(0);
   return c;
 }
 
@@ -4448,6 +4506,121 @@ static void BMM__FN(c_dot)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_
       }
   }
 }
+
+#if BMM__CPU_VEXT
+/* ---- cpu_dot (complex), A rows and B columns contiguous: vectors over k.
+   Per row of A and column of B two vector sums over the parts, p += x * y and
+   q += x * swap(y) (y's (re, im) pairs swapped): p's even lanes sum xr yr, its
+   odd ones xi yi, q's even ones xr yi, its odd ones xi yr; then re = P_even -
+   sa sb P_odd and im = sb Q_even + sa Q_odd (conj: signs of +-1, exact). The
+   widest vectors first, then 16 bytes, then one element; up to 4 rows share
+   each load and swap of B. Each part is a real dot product of k terms in a
+   fixed order (lanes, then halves): the README's bound, the same bits at any
+   thread count. c_dot's two dependent FMAs per element on one sum ran the
+   seed's c64 3x1x40 at 3.3x NumPy's time; this kernel at 0.16-0.56 of
+   c_dot's (K = 40, in and out of cache; Zen 5, 2026-11-28; bench/notes/
+   cpu.md, "complex dot products in vectors"). */
+#define BMM__CV BMM__CAT(bmm__vec_, BMM__RN)
+#define BMM__CUV BMM__CAT(bmm__uvec_, BMM__RN)
+#define BMM__C16 BMM__CAT(bmm__v16_, BMM__RN)
+BMM__INLINE void BMM__FN(cdotv_rows)(const BMM__R *a, int64_t ars, const BMM__R *y, int64_t k,
+                                     BMM__R sa, BMM__R sb, BMM__R *sr, BMM__R *si, const int R) {
+  enum { L = BMM__CPU_VBYTES / (int)sizeof(BMM__R), L16 = 16 / (int)sizeof(BMM__R) };
+  const int64_t np = 2 * k;
+  BMM__CV p[4], q[4];
+  BMM__C16 p16[4], q16[4];
+  BMM__R e[4][4]; /* the last element's xr yr, xi yi, xr yi, xi yr */
+  int64_t t = 0;
+  int i, h;
+  const BMM__CV z = {0};
+  const BMM__C16 z16 = {0};
+  for (i = 0; i < R; ++i)
+    p[i] = q[i] = z, e[i][0] = e[i][1] = e[i][2] = e[i][3] = 0;
+  for (; t + L <= np; t += L) {
+    const BMM__CV yv = *(const BMM__CUV *)(const void *)(y + t);
+    const BMM__CV ys = BMM__CAT(bmm__cswap_, BMM__RN)(yv);
+    for (i = 0; i < R; ++i) {
+      const BMM__CV x = *(const BMM__CUV *)(const void *)(a + i * ars + t);
+      p[i] += x * yv;
+      q[i] += x * ys;
+    }
+  }
+  for (i = 0; i < R; ++i) { /* to 16 bytes: halves added in a fixed order */
+    BMM__C16 hp[L / L16], hq[L / L16];
+    if (np < L) { /* the wide loop did not run: nothing to fold */
+      p16[i] = q16[i] = z16;
+      continue;
+    }
+    memcpy(hp, &p[i], sizeof hp), memcpy(hq, &q[i], sizeof hq);
+    p16[i] = hp[0], q16[i] = hq[0];
+    for (h = 1; h < L / L16; ++h)
+      p16[i] += hp[h], q16[i] += hq[h];
+  }
+  for (; t + L16 <= np; t += L16) {
+    const BMM__C16 yv = *(const BMM__C16 *)(const void *)(y + t);
+    const BMM__C16 ys = BMM__CAT(bmm__cswap_v16_, BMM__RN)(yv);
+    for (i = 0; i < R; ++i) {
+      const BMM__C16 x = *(const BMM__C16 *)(const void *)(a + i * ars + t);
+      p16[i] += x * yv;
+      q16[i] += x * ys;
+    }
+  }
+  if (t < np) /* one element left (c64 with k odd) */
+    for (i = 0; i < R; ++i) {
+      const BMM__R xr = a[i * ars + t], xi = a[i * ars + t + 1];
+      e[i][0] = xr * y[t], e[i][1] = xi * y[t + 1], e[i][2] = xr * y[t + 1], e[i][3] = xi * y[t];
+    }
+  for (i = 0; i < R; ++i) {
+    BMM__R pe = e[i][0], po = e[i][1], qe = e[i][2], qo = e[i][3];
+    for (h = 0; h < L16; h += 2)
+      pe += p16[i][h], po += p16[i][h + 1], qe += q16[i][h], qo += q16[i][h + 1];
+    sr[i] = pe - sa * sb * po;
+    si[i] = sb * qe + sa * qo;
+  }
+}
+#undef BMM__CV
+#undef BMM__CUV
+#undef BMM__C16
+static BMM__VEXT_ATTR void BMM__FN(c_dotv)(const bmm_plan *pl, const bmm__cpu_choice *ch,
+                                           int64_t b0, int64_t b1) {
+  const int64_t m = pl->m, n = pl->n, k = pl->k;
+  const int64_t ars = 2 * pl->a.row_stride, bcs = 2 * pl->b.col_stride;
+  const int64_t crs = 2 * pl->c.row_stride, ccs = 2 * pl->c.col_stride;
+  const BMM__R sa = BMM__FN(sign)(&pl->a), sb = BMM__FN(sign)(&pl->b);
+  bmm__cpu_pf pf = bmm__cpu_pf_init(pl, b0, ch->prefetch); /* used where ch->prefetch */
+  int64_t bi, i, j;
+  int r;
+  for (bi = b0; bi < b1; ++bi) {
+    const BMM__R *A, *B;
+    BMM__R *C;
+    BMM__FN(ptrs)(pl, bi, &A, &B, &C);
+    if (ch->prefetch) bmm__cpu_pf_entry(&pf);
+    for (j = 0; j < n; ++j)
+      for (i = 0; i < m; i += 4) {
+        BMM__R sr[4], si[4];
+        const int R = m - i < 4 ? (int)(m - i) : 4;
+        const BMM__R *a = A + i * ars, *y = B + j * bcs;
+        /* R a constant in each call: the sums stay in registers */
+        if (R == 4)
+          BMM__FN(cdotv_rows)(a, ars, y, k, sa, sb, sr, si, 4);
+        else if (R == 3)
+          BMM__FN(cdotv_rows)(a, ars, y, k, sa, sb, sr, si, 3);
+        else if (R == 2)
+          BMM__FN(cdotv_rows)(a, ars, y, k, sa, sb, sr, si, 2);
+        else
+          BMM__FN(cdotv_rows)(a, ars, y, k, sa, sb, sr, si, 1);
+        for (r = 0; r < R; ++r)
+          BMM__FN(epilogue)(pl, C + (i + r) * crs + j * ccs, sr[r], si[r], j);
+      }
+  }
+}
+#else
+/* never picked nor pinned without vector extensions: the kernel table's
+   entry only */
+static void BMM__FN(c_dotv)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {
+  BMM__FN(c_dot)(pl, ch, b0, b1);
+}
+#endif
 
 /* ---- B rows contiguous: C row += a * B row, BMM__CPU_CCHUNK columns at a
    time. The sums are kept by part of B, as cpu_small's are: p1 += ar * (B

@@ -2514,7 +2514,9 @@ static void test_kernel_pin(void) {
     /* the fixed-size complex kernels other than 4x4x4 meet no shape of theirs here */
     const int csmall =
         strncmp(bmm__cpu_kernel_names[kid], "c_small_", 8) == 0 && kid != BMM__CPU_K_c_small_4x4x4;
-    if (kid == BMM__CPU_K_scale || (col && !BMM__CPU_VEXT) || csmall) continue;
+    /* c_dotv too needs vector extensions */
+    if (kid == BMM__CPU_K_scale || ((col || kid == BMM__CPU_K_c_dotv) && !BMM__CPU_VEXT) || csmall)
+      continue;
     missing += !CHECK(applied[kid], "kernel=%s never applied", bmm__cpu_kernel_names[kid]);
   }
   (void)missing;
