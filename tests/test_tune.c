@@ -94,12 +94,17 @@ static int winner_of(const synth *s, int p) {
   return bmmt_smooth_pick(s->pts, s->npts, s->cfgs, s->ncfg, s->times, 0.01, p);
 }
 
-static void test_geo_mid(void) {
-  CHECK(bmmt__geo_mid(16, 32) == 22, "geo_mid(16,32) = %lld", (long long)bmmt__geo_mid(16, 32));
-  CHECK(bmmt__geo_mid(4, 5) == 4, "geo_mid(4,5)");
-  CHECK(bmmt__geo_mid(1, 2) == 1, "geo_mid(1,2)");
-  CHECK(bmmt__geo_mid(25, 30) == 27, "geo_mid(25,30)");
-  CHECK(bmmt__geo_mid(1, 1000000000000LL) == 1000000, "geo_mid large");
+/* the growth's halfway edge (bmmt__half_to): hi from own towards a larger
+   wall, lo from own towards a smaller one */
+static void test_half_to(void) {
+  CHECK(bmmt__half_to(16, 32, 1) == 22, "half_to(16,32) = %lld",
+        (long long)bmmt__half_to(16, 32, 1));
+  CHECK(bmmt__half_to(4, 5, 1) == 4, "half_to(4,5)");
+  CHECK(bmmt__half_to(1, 2, 1) == 1, "half_to(1,2)");
+  CHECK(bmmt__half_to(25, 30, 1) == 27, "half_to(25,30)");
+  CHECK(bmmt__half_to(1, 1000000000000.0L, 1) == 1000000, "half_to large");
+  CHECK(bmmt__half_to(32, 16, 0) == 23, "half_to(32,16) lo = %lld",
+        (long long)bmmt__half_to(32, 16, 0));
 }
 
 static void test_ties(void) {
@@ -518,7 +523,7 @@ static void test_shipped(void) {
 }
 
 int main(void) {
-  test_geo_mid();
+  test_half_to();
   test_ties();
   test_merge_1d();
   test_merge_defaults();

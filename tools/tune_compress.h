@@ -214,19 +214,6 @@ static inline int bmmt__item_cmp(const void *x, const void *y) {
   return bmmt_config_cmp(&a->cfg, &b->cfg);
 }
 
-/* floor(sqrt(a*b)) for 0 < a < b, without overflow: a border between two grid
-   values that splits powers of two evenly (16 | 22 | 32). */
-static inline int64_t bmmt__geo_mid(int64_t a, int64_t b) {
-  long double g = sqrtl((long double)a * (long double)b);
-  int64_t r = (int64_t)g;
-  while (r > a && (long double)r * (long double)r > (long double)a * (long double)b)
-    --r;
-  while (r + 1 < b &&
-         (long double)(r + 1) * (long double)(r + 1) <= (long double)a * (long double)b)
-    ++r;
-  return r < a ? a : r >= b ? b - 1 : r;
-}
-
 static inline int bmmt__box_holds(const bmm_table_rule *box, const bmmt_point *p) {
   int a;
   for (a = 0; a < BMMT_AXES; ++a) {
@@ -298,7 +285,9 @@ static inline long double bmmt__aside(const bmm_table_rule *r, int a, const bmmt
 
 /* The edge halfway (geometric mean) from own, the box's outermost own value,
    to a wall at w beyond it (not always a whole number): the last value
-   before the midpoint (hi) or the first after it (lo), as bmmt__geo_mid. */
+   before the midpoint (hi: floor(sqrt(own w)), at least own, under w) or the
+   first after it (lo), without overflow; a border between two grid values
+   that splits powers of two evenly (16 | 22 | 32). */
 static inline int64_t bmmt__half_to(int64_t own, long double w, int hi) {
   long double prod = (long double)own * w;
   int64_t r;
