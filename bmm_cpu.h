@@ -3916,7 +3916,7 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
          at 24^3..96^3 out of cache, same bits (bench/notes/cpu.md, "blocked
          prefetch"); 2 or 4 entries ahead gained nothing more. */
       const char *an = NULL, *bn = NULL;
-      int64_t na = 0, nb = 0, pa = 0, pb = 0, blk = 0;
+      int64_t na = 0, nb = 0, pa = 0, pb = 0, blk = 0, h;
       /* a unit of rows i0..i1 (one of per = nrb) asks for its share of the
          next entry: the entry's units together ask for all of it. 128^3 and
          256^3 split into row units ran 1.7x their in-cache time per entry
@@ -3939,8 +3939,15 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
         nb = B1 != B && brs == n ? k * n * sz : 0; /* a shared B stays in cache */
         pa = na * r / per / 64 * 64, pb = nb * r / per / 64 * 64;
       }
-      for (ir = i0; ir < i1; ir += st, ++blk) {
-        const int64_t h = i1 - ir < st ? i1 - ir : st;
+      /* a last block of under half the rows: the rows spread evenly over
+         the blocks instead (32 rows: 6 6 5 5 5 5, not 6 6 6 6 6 2, whose
+         2-row tile keeps too few sums in flight to hide the FMA latency):
+         in cache 0.97 of the time at 32 x 32 f64 and 32 x 64. Not where
+         the next entry is prefetched: there 1.07-1.17x (f64, Zen 5;
+         bench/notes/cpu.md, "blocked: even row blocks") */
+      const int64_t rem = (i1 - i0) % st, even = rem && 2 * rem < st && !ch->prefetch;
+      for (ir = i0; ir < i1; ir += h, ++blk) {
+        h = even ? bmm__ceil_div(i1 - ir, nblk - blk) : i1 - ir < st ? i1 - ir : st;
         for (jr = 0; jr + NR <= n; jr += NR) {
           BMM__T *ct = C + ir * crs + jr * ccs;
           if (na + nb) /* this tile's part of the unit's share */
