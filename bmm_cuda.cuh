@@ -132,10 +132,12 @@ static_assert((int)(BMM_FORCE_CUDA_STRATEGY) == 0 ||
    build/bmm-tune-model --model --arch sm90|sm80 over
    tools/grids/cuda_model.txt; PREDICTED, not measured: every note says
    `model v1, not measured`; bench/notes/model.md, "The tables the model
-   chose"). The H100 run found the model's staged threads=512
-   batch_per_block=32 for every row-major problem 2.2-4.1x slower than the
-   loop kernel at K = 5 (f32, f64, halves): sm_90 keeps it only where it
-   measured best, sm_8x still has it (not measured there). Any other device: the seed rules below
+   chose"; sm_8x re-ranked 2026-11-28 with boxes grown only as far as the
+   grid's evidence, "sm_8x re-ranked"). The H100 run found the model's
+   staged threads=512 batch_per_block=32 for every row-major problem
+   2.2-4.1x slower than the loop kernel at K = 5 (f32, f64, halves): sm_90
+   keeps it only where it measured best, sm_8x still has it for m, n <= 4,
+   k <= 64 (not measured there). Any other device: the seed rules below
    (the model has no part for it; the probe ran on an H100 only). Any other
    device gets STAGED only to k <= 64, where one f64 batch
    entry of the largest claimed m, n fits the 48 KiB every architecture
@@ -294,6 +296,9 @@ static const bmm_table_rule bmm__cuda_table_sm90[] = {
     BMM__CUDA_SEED_RULES(128)};
 static const bmm_table_rule bmm__cuda_table_sm80[] = {
     BMM__CUDA_CUBLAS_RULES,
+    /* re-ranked by the model 2026-11-28 (bench/notes/model.md): its boxes grow only as far as
+       the grid's evidence; boxes bounded by batch (the grid's batch standing in for a shape)
+       and boxes whose entries outgrow an A100's shared memory were left out */
     BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_GENERAL, .m_min = 3, .m_max = 3,
              .n_min = 1, .n_max = 1, .k_min = 25, .k_max = 25, .strategy = BMM_CUDA_WARP,
              .note = "kept default, suite seed_k25_col_a f64; model v1, not measured"),
@@ -320,55 +325,70 @@ static const bmm_table_rule bmm__cuda_table_sm80[] = {
              .n_min = 768, .n_max = 768, .k_min = 64, .k_max = 64, .strategy = BMM_CUDA_TILED,
              .note = "kept default, suite linear_bias f32; model v1, not measured; weak: TILED "
                      "uncalibrated"),
-    BMM_RULE(.dtypes = BMM_DT(BMM_F32), .layouts = BMM_L_ROWMAJOR, .m_max = 1, .n_max = 1,
-             .k_min = 3, .k_max = 16, .strategy = BMM_CUDA_WARP,
-             .note = "model v1, not measured; 1 pt"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F32), .layouts = BMM_L_ROWMAJOR, .m_min = 32, .m_max = 32,
+             .n_min = 32, .n_max = 32, .k_min = 32, .k_max = 32, .strategy = BMM_CUDA_STAGED,
+             .note = "kept default, suite square32 f32; model v1, not measured"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F32), .layouts = BMM_L_ROWMAJOR, .m_max = 1, .n_min = 12,
+             .n_max = 256, .k_min = 17, .k_max = 64, .strategy = BMM_CUDA_STAGED,
+             .note = "model v1, not measured; 2 pts"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F32), .layouts = BMM_L_ROWMAJOR, .m_min = 23, .m_max = 256,
+             .n_max = 1, .k_min = 17, .strategy = BMM_CUDA_STAGED,
+             .note = "model v1, not measured; 2 pts"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F32), .layouts = BMM_L_ROWMAJOR, .m_min = 12, .m_max = 22,
+             .n_min = 3, .n_max = 5, .k_min = 17, .k_max = 64, .strategy = BMM_CUDA_STAGED,
+             .threads = 256, .batch_per_block = 8, .note = "model v1, not measured; 1 pt"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F32), .layouts = BMM_L_ROWMAJOR, .m_min = 6, .m_max = 11,
+             .n_max = 1, .k_min = 6, .k_max = 45, .strategy = BMM_CUDA_STAGED, .threads = 256,
+             .batch_per_block = 32,
+             .note = "model v1, not measured; 2 pts; weak: f32 K 5-25 loop/staged"),
     BMM_RULE(.dtypes = BMM_DT(BMM_F32), .layouts = BMM_L_ROWMAJOR, .m_min = 23, .n_min = 23,
              .k_min = 46, .strategy = BMM_CUDA_TILED,
              .note = "model v1, not measured; 3 pts; weak: TILED uncalibrated"),
-    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_max = 1, .n_min = 3,
-             .n_max = 5, .k_min = 17, .k_max = 64, .strategy = BMM_CUDA_LOOP,
-             .note = "model v1, not measured; 1 pt"),
-    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_max = 1, .n_min = 6,
-             .n_max = 11, .k_min = 65, .strategy = BMM_CUDA_LOOP,
-             .note = "model v1, not measured; 1 pt"),
-    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .k_min = 30, .k_max = 30,
-             .strategy = BMM_CUDA_WARP, .note = "model v1, not measured; 1 pt"),
-    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .k_min = 42, .k_max = 45,
-             .strategy = BMM_CUDA_WARP, .note = "model v1, not measured; 4 pts"),
-    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .k_min = 48, .k_max = 48,
-             .strategy = BMM_CUDA_WARP, .note = "model v1, not measured; 1 pt"),
-    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .k_min = 52, .k_max = 52,
-             .strategy = BMM_CUDA_WARP, .note = "model v1, not measured; 1 pt"),
-    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .k_min = 56, .k_max = 56,
-             .strategy = BMM_CUDA_WARP, .note = "model v1, not measured; 1 pt"),
-    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .k_min = 60, .k_max = 60,
-             .strategy = BMM_CUDA_WARP, .note = "model v1, not measured; 1 pt"),
-    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .k_min = 65, .batch_min = 23733,
-             .batch_max = 29103, .strategy = BMM_CUDA_WARP,
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_max = 2, .n_min = 12,
+             .n_max = 181, .k_min = 65, .strategy = BMM_CUDA_STAGED,
+             .note = "model v1, not measured; 4 pts"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_min = 12, .m_max = 22,
+             .n_min = 12, .n_max = 22, .k_min = 3, .k_max = 54, .strategy = BMM_CUDA_STAGED,
              .note = "model v1, not measured; 2 pts"),
-    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .n_max = 8, .k_min = 62,
-             .k_max = 90, .strategy = BMM_CUDA_WARP, .note = "model v1, not measured; 3 pts"),
-    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_max = 1, .n_max = 1,
-             .k_min = 3, .strategy = BMM_CUDA_WARP, .note = "model v1, not measured; 3 pts"),
-    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_min = 3, .m_max = 3,
-             .k_min = 32, .k_max = 32, .strategy = BMM_CUDA_WARP,
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_max = 1, .n_min = 12,
+             .n_max = 256, .k_min = 17, .k_max = 64, .strategy = BMM_CUDA_STAGED, .threads = 64,
+             .note = "model v1, not measured; 2 pts"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_min = 23, .m_max = 90,
+             .n_min = 6, .n_max = 22, .k_min = 17, .k_max = 54, .strategy = BMM_CUDA_STAGED,
+             .threads = 64, .note = "model v1, not measured; 2 pts"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_min = 23, .m_max = 256,
+             .n_max = 1, .k_min = 17, .k_max = 64, .strategy = BMM_CUDA_STAGED, .threads = 64,
              .note = "model v1, not measured; 1 pt"),
+    BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_min = 23, .m_max = 256,
+             .n_min = 23, .n_max = 256, .k_max = 2, .strategy = BMM_CUDA_STAGED, .threads = 1024,
+             .batch_per_block = 32, .note = "model v1, not measured; 1 pt"),
     BMM_RULE(.dtypes = BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_min = 23, .n_min = 23,
              .k_min = 46, .strategy = BMM_CUDA_TILED,
              .note = "model v1, not measured; 3 pts; weak: TILED uncalibrated"),
-    BMM_RULE(.dtypes = BMM_DT(BMM_F32) | BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_min = 8,
-             .n_min = 8, .strategy = BMM_CUDA_STAGED,
-             .note =
-                 "model v1, not measured: m, n >= 8 keep 128 threads (square16 f64 69% vs 38%)"),
     /* bounded so that 32 entries fit an A100's 163 KiB of shared memory (it
        had none: 216 valid problems refused, emu_test's check_auto_plans);
        on the H100 the same rule ran 3.8x slower than LOOP at f32 K = 5 */
     BMM_RULE(.dtypes = BMM_DT(BMM_F32) | BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_max = 4,
              .n_max = 4, .k_max = 64, .strategy = BMM_CUDA_STAGED, .threads = 512,
              .batch_per_block = 32,
-             .note = "model v1, not measured; 393 pts; weak: f32 K 5-25 loop/staged; tunables by "
+             .note = "model v1, not measured; 182 pts; weak: f32 K 5-25 loop/staged; tunables by "
                      "--sweep"),
+    /* the re-rank's broadest choice (1024 threads x 16 entries, 272 of its 436
+       points) has no bound of its own: 16 f64 entries of 32x32x32 take 266 KB.
+       Here only past the rule above with n <= 2: 16 f64 entries of 4x2x128 take
+       98,944 bytes, within the 99 KiB an sm_86/89 grants a block */
+    BMM_RULE(.dtypes = BMM_DT(BMM_F32) | BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR, .m_max = 4,
+             .n_max = 2, .k_min = 65, .k_max = 128, .strategy = BMM_CUDA_STAGED, .threads = 1024,
+             .batch_per_block = 16,
+             .note = "model v1, not measured; 12 pts: the re-rank's 1024 x 16, 16 entries within "
+                     "99 KiB"),
+    /* the re-rank stages every other row-major problem STAGED claims, thin
+       shapes and k <= 10 too (the seed rules send those to LOOP: 4x32x8 f32
+       11.9% -> 77.4% predicted); the default staging fits any device */
+    BMM_RULE(.dtypes = BMM_DT(BMM_F32) | BMM_DT(BMM_F64), .layouts = BMM_L_ROWMAJOR,
+             .strategy = BMM_CUDA_STAGED,
+             .note = "model v1, not measured; 199 pts; default staging fits any device; weak: f32 "
+                     "K 5-25 loop/staged"),
     BMM_RULE(.dtypes = BMM_DT(BMM_F32) | BMM_DT(BMM_F64), .layouts = BMM_L_BATCH_INNER,
              .strategy = BMM_CUDA_BATCH_ENTRY, .note = "model v1, not measured; 10 pts"),
     BMM__CUDA_SEED_RULES(128)};
