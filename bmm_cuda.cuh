@@ -1356,7 +1356,7 @@ typedef struct bmm__cuda_launch {
   size_t smem_static; /* declared in the kernel (TILED), for explain */
   int tile;           /* TILED: tile edge */
   int sums_m, sums_n; /* BATCH_ENTRY, FIXED: a thread's register array of sums (0: none) */
-  char why[192];      /* the reasons for the launch shape */
+  char why[384];      /* the reasons for the launch shape */
 } bmm__cuda_launch;
 
 static int bmm__cuda_pow2_at_least(int64_t v, int lo, int hi) {
@@ -1503,10 +1503,20 @@ static bmm_status bmm__cuda_shape_cuda_staged(const bmm_plan *pl, const bmm__cud
   }
   if (g > pl->batch) g = pl->batch;
   if (g < 1) g = 1;
+  limit = d->sms > 0 ? d->smem_optin : BMM__CUDA_SMEM_DEFAULT;
+  /* a rule's batch_per_block is a speed choice, made for the device its
+     table was measured or predicted on: where this device's shared memory
+     holds fewer entries (the sm_8x table's 32 f64 4x4x64 entries need 132
+     KiB, an RTX 30/40 card grants 99), as many as fit, not a refused call.
+     The 16 bytes are B's alignment below. */
+  if (pl->rule.batch_per_block && per_entry && g * per_entry + fixed + 16 > limit) {
+    g = (limit - fixed - 16) / per_entry;
+    group_why = "from the rule, cut to what the device's shared memory holds";
+    if (g < 1) g = 1;
+  }
   /* B after A, rounded up to 16 bytes so B's vector stores stay aligned */
   b_off = (g * a_rows * a_ld * es + 15) / 16 * 16 / es;
   L->smem = pl->use_ab ? (size_t)((b_off + (shared_b ? k * n : g * b_ld)) * es) : 0;
-  limit = d->sms > 0 ? d->smem_optin : BMM__CUDA_SMEM_DEFAULT;
   if ((int64_t)L->smem > limit)
     return bmm__fail(BMM_UNSUPPORTED,
                      "cuda_staged needs %lld bytes of shared memory for %lld batch entries per "
@@ -1569,6 +1579,20 @@ static bmm_status bmm__cuda_shape_cuda_cublas(const bmm_plan *pl, const bmm__cud
 
 static int bmm__cuda_compiled(bmm_strategy s);
 
+/* The launch shape of pl's strategy (the switch is generated from the list). */
+static bmm_status bmm__cuda_shape(const bmm_plan *pl, const bmm__cuda_device *d,
+                                  bmm__cuda_launch *L) {
+  switch (pl->strategy) {
+#define BMM__X(E, name, ...) \
+  case BMM_##E: return bmm__cuda_shape_##name(pl, d, L);
+    BMM_CUDA_STRATEGIES(BMM__X)
+#undef BMM__X
+  default: break;
+  }
+  return bmm__fail(BMM_BAD_STRATEGY, "strategy %s is not a CUDA strategy",
+                   bmm_strategy_name(pl->strategy));
+}
+
 /* The pick: every choice one CUDA call makes, in one place. Validation and
    the table give the strategy (bmm__plan_with), the strategy's shape
    function the kernel variant, grid, block, group size, shared memory and
@@ -1595,15 +1619,32 @@ static bmm_status bmm__cuda_pick(const bmm_problem *p, bmm_strategy forced,
     BMM__CUDA_WHY(L, "not compiled: define BMM_WITH_CUBLAS");
     return BMM_OK;
   }
-  switch (pl->strategy) {
-#define BMM__X(E, name, ...) \
-  case BMM_##E: return bmm__cuda_shape_##name(pl, d, L);
-    BMM_CUDA_STRATEGIES(BMM__X)
-#undef BMM__X
-  default: break;
+  s = bmm__cuda_shape(pl, d, L);
+  /* AUTO: a table's choice that cannot launch this problem on this device
+     (STAGED: one batch entry needs more shared memory than the device grants
+     a block, e.g. c128 31x32x50 on a 48 KiB device under the generic table)
+     runs as cuda_loop, which needs none and handles every problem, and the
+     why says so: a valid call is never refused for a table's choice. A
+     forced strategy keeps its error. */
+  if (s == BMM_UNSUPPORTED && pl->rule_index >= 0 && pl->strategy != BMM_CUDA_LOOP) {
+    char was[200];
+    bmm_plan keep = *pl;
+    int i;
+    snprintf(was, sizeof was, "%.199s", bmm__err);
+    memset(L, 0, sizeof *L); /* what the failed shape set: smem, variant, args */
+    L->args.pl = keep, L->planned = 1;
+    pl->strategy = pl->rule.strategy = BMM_CUDA_LOOP;
+    for (i = 0; i < BMM_TUNABLE_COUNT; ++i) /* the tunables were the other strategy's */
+      *bmm__tunable(&pl->rule, i) = 0;
+    pl->rule.kernel[0] = 0;
+    s = bmm__cuda_shape(pl, d, L);
+    if (s == BMM_OK) {
+      char why[100];
+      snprintf(why, sizeof why, "%.99s", L->why);
+      BMM__CUDA_WHY(L, "the table's choice cannot launch here (%s): cuda_loop, %s", was, why);
+    }
   }
-  return bmm__fail(BMM_BAD_STRATEGY, "strategy %s is not a CUDA strategy",
-                   bmm_strategy_name(pl->strategy));
+  return s;
 }
 
 /* A launch error, with the runtime's text. */

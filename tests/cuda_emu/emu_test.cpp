@@ -87,7 +87,9 @@ static long g_launches;
 const char *bmm_emu_last_kernel;
 static int64_t g_last_grid, g_last_block;
 static size_t g_last_smem;
-static int g_emu_sms = 1;             /* multiprocessors the emulated device reports */
+static int g_emu_sms = 1; /* multiprocessors the emulated device reports */
+/* the shared memory per block it grants after opt-in (check_auto_plans varies it) */
+static int g_emu_smem_optin = BMM_EMU_SMEM_MAX;
 static int64_t g_emu_max_blocks = -1; /* run only the first blocks of a launch (tracing) */
 
 /* these run inside fibers: never traced (emu_check.h) */
@@ -239,7 +241,7 @@ cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int) {
   case cudaDevAttrComputeCapabilityMinor: *v = 0; break;
   case cudaDevAttrMultiProcessorCount: *v = g_emu_sms; break;
   case cudaDevAttrPageableMemoryAccess: *v = 1; break;
-  case cudaDevAttrMaxSharedMemoryPerBlockOptin: *v = BMM_EMU_SMEM_MAX; break;
+  case cudaDevAttrMaxSharedMemoryPerBlockOptin: *v = g_emu_smem_optin; break;
   case cudaDevAttrMaxThreadsPerMultiProcessor: *v = 2048; break;
   default: *v = 0;
   }
@@ -553,8 +555,9 @@ static void run_uncompiled_rule(void) {
   }
 }
 
-/* check_auto_plans under the table in effect (arch: whose default it is) */
-static void check_auto_plans_with(int arch) {
+/* check_auto_plans under the table in effect (arch: whose default it is) on
+   a device granting smem bytes of shared memory a block */
+static void check_auto_plans_with(int arch, int smem) {
   static const int64_t ms[] = {1, 2, 3, 4, 5, 8, 16, 31, 32, 33, 64, 200, 1000};
   static const int64_t ks[] = {1, 5, 12, 13, 16, 19, 37, 50, 64, 65, 128, 129, 300, 1000};
   /* apart far enough that no size here overlaps; never dereferenced */
@@ -564,6 +567,8 @@ static void check_auto_plans_with(int arch) {
   size_t mi, ni, ki, li;
   int di;
   long planned = 0, bad = 0;
+  g_emu_smem_optin = smem;
+  bmm__cuda_devices[0].ready = 0; /* queried again: the new limit */
   for (di = 0; di < NDT; ++di)
     for (li = 0; li < sizeof layouts / sizeof layouts[0]; ++li)
       for (mi = 0; mi < sizeof ms / sizeof ms[0]; ++mi)
@@ -581,11 +586,37 @@ static void check_auto_plans_with(int arch) {
             s = bmm_explain(&p, BMM_BACKEND_CUDA, why, sizeof why);
             ++planned;
             if (s != BMM_OK && bad++ < 5)
-              BMMX_CHECK(0, "table %d, AUTO %s %s %lldx%lldx%lld: %s: %s", arch,
-                         bmm_dtype_name(c.dtype), bmmx_layout_name(c.layout), (long long)c.m,
-                         (long long)c.n, (long long)c.k, bmm_status_name(s), why);
+              BMMX_CHECK(0,
+                         "table %d, %d bytes of shared memory, AUTO %s %s %lldx%lldx%lld: %s: %s",
+                         arch, smem, bmm_dtype_name(c.dtype), bmmx_layout_name(c.layout),
+                         (long long)c.m, (long long)c.n, (long long)c.k, bmm_status_name(s), why);
           }
-  BMMX_CHECK(bad == 0, "table %d: AUTO planned %ld problems, %ld refused", arch, planned, bad);
+  BMMX_CHECK(bad == 0,
+             "table %d, %d bytes of shared memory: AUTO planned %ld problems, %ld refused", arch,
+             smem, planned, bad);
+  { /* and how: a rule's batch_per_block cut to fit (sm_8x's 512 x 32 rule,
+       f64 4x4x64: 132 KiB for 32 entries), or cuda_loop where one entry does
+       not fit (c128 31x32x50 under the generic table at 48 KiB) */
+    bmmx_case c;
+    bmm_problem p;
+    char why[2048];
+    const char *want = arch == 80 && smem < 131072 ? "cut to what the device's shared memory holds"
+                       : arch == 0                 ? "cannot launch here"
+                                                   : NULL;
+    memset(&c, 0, sizeof c);
+    c.dtype = arch == 80 ? BMM_F64 : BMM_C128, c.batch = 1000, c.layout = BMMX_ROWMAJOR;
+    c.m = arch == 80 ? 4 : 31, c.n = arch == 80 ? 4 : 32, c.k = arch == 80 ? 64 : 50;
+    p = bmmx_problem(&c, base[0], base[1], base[2], NULL);
+    if (want) {
+      BMMX_CHECK(bmm_explain(&p, BMM_BACKEND_CUDA, why, sizeof why) == BMM_OK &&
+                     strstr(why, want) &&
+                     strstr(why, arch == 80 ? "bmm__cuda_staged" : "bmm__cuda_loop"),
+                 "table %d, %d bytes: explain says \"%s\": %s", arch, smem, want, why);
+      if (bmmx_runner.verbose) printf("table %d, %d bytes: %s\n", arch, smem, why);
+    }
+  }
+  g_emu_smem_optin = BMM_EMU_SMEM_MAX;
+  bmm__cuda_devices[0].ready = 0;
 }
 
 /* AUTO must plan every problem some strategy claims: a table rule whose
@@ -593,20 +624,26 @@ static void check_auto_plans_with(int arch) {
    entries) would turn a valid call into BMM_UNSUPPORTED. Planned, not run:
    explain goes through the whole pick (table, strategy, launch shape) on the
    emulated sm_90, under each default table in turn (sm_90's, sm_8x's and the
-   generic one, set as the override; the emulated device grants 227 KiB, so
-   an sm_8x rule needing 164..227 KiB would pass here and fail on an A100). */
+   generic one, set as the override), with the shared memory the devices
+   each table serves grant a block: 227 KiB (H100, H200), 163 KiB (A100) and
+   99 KiB (RTX 30/40, sm_86/89: the sm_8x table's 512 x 32 rule refused f64
+   4x4x64 there until STAGED cut a rule's batch_per_block to fit), 48 KiB
+   (any other device: the generic table). */
 static void check_auto_plans(void) {
-  static const int archs[] = {90, 80, 0};
+  static const struct {
+    int arch, smem;
+  } devs[] = {{90, 232448}, {80, 166912}, {80, 101376}, {0, 49152}};
   static bmm_table_rule rules[BMM_TABLE_MAX_RULES];
   int count;
   size_t ai;
-  for (ai = 0; ai < sizeof archs / sizeof archs[0]; ++ai)
+  for (ai = 0; ai < sizeof devs / sizeof devs[0]; ++ai)
     if (bmm_set_table(BMM_BACKEND_CUDA, NULL, 0) != BMM_OK || /* get returns an override */
-        bmm_table_get(BMM_BACKEND_CUDA, archs[ai], rules, BMM_TABLE_MAX_RULES, &count) != BMM_OK ||
+        bmm_table_get(BMM_BACKEND_CUDA, devs[ai].arch, rules, BMM_TABLE_MAX_RULES, &count) !=
+            BMM_OK ||
         bmm_set_table(BMM_BACKEND_CUDA, rules, count) != BMM_OK)
-      BMMX_CHECK(0, "default table %d: %s", archs[ai], bmm_last_error());
+      BMMX_CHECK(0, "default table %d: %s", devs[ai].arch, bmm_last_error());
     else
-      check_auto_plans_with(archs[ai]);
+      check_auto_plans_with(devs[ai].arch, devs[ai].smem);
   bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
 }
 
