@@ -555,9 +555,19 @@ static void run_uncompiled_rule(void) {
   }
 }
 
-/* check_auto_plans under the table in effect (arch: whose default it is) on
-   a device granting smem bytes of shared memory a block */
-static void check_auto_plans_with(int arch, int smem) {
+/* A device check_auto_plans plans a default table on: the table's arch, the
+   shared memory a block it grants, and where that limit changes the launch,
+   one problem whose explain must say how (else dt is 0) */
+typedef struct emu_auto_dev {
+  int arch, smem;
+  bmm_dtype dt;
+  int64_t m, n, k;
+  const char *why, *kernel; /* in explain's text */
+} emu_auto_dev;
+
+/* check_auto_plans under the table in effect on device dv */
+static void check_auto_plans_with(const emu_auto_dev *dv) {
+  const int arch = dv->arch, smem = dv->smem;
   static const int64_t ms[] = {1, 2, 3, 4, 5, 8, 16, 31, 32, 33, 64, 200, 1000};
   static const int64_t ks[] = {1, 5, 12, 13, 16, 19, 37, 50, 64, 65, 128, 129, 300, 1000};
   /* apart far enough that no size here overlaps; never dereferenced */
@@ -594,26 +604,19 @@ static void check_auto_plans_with(int arch, int smem) {
   BMMX_CHECK(bad == 0,
              "table %d, %d bytes of shared memory: AUTO planned %ld problems, %ld refused", arch,
              smem, planned, bad);
-  { /* and how: a rule's batch_per_block cut to fit (sm_8x's 512 x 32 rule,
-       f64 4x4x64: 132 KiB for 32 entries), or cuda_loop where one entry does
-       not fit (c128 31x32x50 under the generic table at 48 KiB) */
+  if (dv->dt != BMM_DTYPE_UNSET) { /* and how the limit changed the launch */
     bmmx_case c;
     bmm_problem p;
     char why[2048];
-    const char *want = arch == 80 && smem < 131072 ? "cut to what the device's shared memory holds"
-                       : arch == 0                 ? "cannot launch here"
-                                                   : NULL;
     memset(&c, 0, sizeof c);
-    c.dtype = arch == 80 ? BMM_F64 : BMM_C128, c.batch = 1000, c.layout = BMMX_ROWMAJOR;
-    c.m = arch == 80 ? 4 : 31, c.n = arch == 80 ? 4 : 32, c.k = arch == 80 ? 64 : 50;
+    c.dtype = dv->dt, c.batch = 1000, c.layout = BMMX_ROWMAJOR;
+    c.m = dv->m, c.n = dv->n, c.k = dv->k;
     p = bmmx_problem(&c, base[0], base[1], base[2], NULL);
-    if (want) {
-      BMMX_CHECK(bmm_explain(&p, BMM_BACKEND_CUDA, why, sizeof why) == BMM_OK &&
-                     strstr(why, want) &&
-                     strstr(why, arch == 80 ? "bmm__cuda_staged" : "bmm__cuda_loop"),
-                 "table %d, %d bytes: explain says \"%s\": %s", arch, smem, want, why);
-      if (bmmx_runner.verbose) printf("table %d, %d bytes: %s\n", arch, smem, why);
-    }
+    BMMX_CHECK(bmm_explain(&p, BMM_BACKEND_CUDA, why, sizeof why) == BMM_OK &&
+                   strstr(why, dv->why) && strstr(why, dv->kernel),
+               "table %d, %d bytes: explain says \"%s\" and %s: %s", arch, smem, dv->why,
+               dv->kernel, why);
+    if (bmmx_runner.verbose) printf("table %d, %d bytes: %s\n", arch, smem, why);
   }
   g_emu_smem_optin = BMM_EMU_SMEM_MAX;
   bmm__cuda_devices[0].ready = 0;
@@ -628,11 +631,17 @@ static void check_auto_plans_with(int arch, int smem) {
    each table serves grant a block: 227 KiB (H100, H200), 163 KiB (A100) and
    99 KiB (RTX 30/40, sm_86/89: the sm_8x table's 512 x 32 rule refused f64
    4x4x64 there until STAGED cut a rule's batch_per_block to fit), 48 KiB
-   (any other device: the generic table). */
+   (any other device: the generic table). On the two smallest, explain must
+   say how: a rule's batch_per_block cut to fit (sm_8x's 512 x 32 rule, f64
+   4x4x64: 132 KiB for 32 entries), or cuda_loop where one entry does not
+   fit (c128 31x32x50 under the generic table). */
 static void check_auto_plans(void) {
-  static const struct {
-    int arch, smem;
-  } devs[] = {{90, 232448}, {80, 166912}, {80, 101376}, {0, 49152}};
+  static const emu_auto_dev devs[] = {
+      {90, 232448, BMM_DTYPE_UNSET, 0, 0, 0, NULL, NULL},
+      {80, 166912, BMM_DTYPE_UNSET, 0, 0, 0, NULL, NULL},
+      {80, 101376, BMM_F64, 4, 4, 64, "cut to what the device's shared memory holds",
+       "bmm__cuda_staged"},
+      {0, 49152, BMM_C128, 31, 32, 50, "cannot launch here", "bmm__cuda_loop"}};
   static bmm_table_rule rules[BMM_TABLE_MAX_RULES];
   int count;
   size_t ai;
@@ -643,7 +652,7 @@ static void check_auto_plans(void) {
         bmm_set_table(BMM_BACKEND_CUDA, rules, count) != BMM_OK)
       BMMX_CHECK(0, "default table %d: %s", devs[ai].arch, bmm_last_error());
     else
-      check_auto_plans_with(devs[ai].arch, devs[ai].smem);
+      check_auto_plans_with(&devs[ai]);
   bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
 }
 
