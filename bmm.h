@@ -210,7 +210,9 @@ typedef struct bmm_c128 {
   X(CUDA_CUBLAS, cuda_cublas, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 0, 0, 0, 0,                       \
     "cublasGemmStridedBatchedEx (needs BMM_WITH_CUBLAS)")                                        \
   X(CUDA_FIXED, cuda_fixed, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 4, 4, 0, BMM_CLAIM_CONJ,            \
-    "a thread per batch entry, compile-time m x n bound, all in registers")
+    "a thread per batch entry, compile-time m x n bound, all in registers")                      \
+  X(CUDA_ASYNC, cuda_async, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 32, 32, 128, BMM_CLAIM_CONJ,        \
+    "batch groups streamed into two shared buffers by asynchronous copies")
 
 /* X(ENUM, message) */
 #define BMM_STATUSES(X)                                               \

@@ -585,6 +585,7 @@ typedef struct bmm__cuda_args {
   int b_ld;       /* STAGED: shared-memory stride between B entries */
   int vec;        /* STAGED: global load width in bytes (element size..16) */
   int b_off;      /* STAGED: element offset of B in shared memory */
+  int buf;        /* ASYNC: element offset of the second buffer from the first */
   int a_cm, b_cm; /* STAGED, packed general: A / B column-major per entry */
 } bmm__cuda_args;
 
@@ -869,6 +870,138 @@ __global__ void bmm__cuda_staged(const __grid_constant__ bmm__cuda_args args) {
 template <typename T>
 __global__ void bmm__cuda_staged_gen(const __grid_constant__ bmm__cuda_args args) {
   bmm__cuda_staged_body<T, true>(args);
+}
+
+/* Asynchronous copies global -> shared of BYTES (4, 8 or 16): cp.async on
+   sm_80+, where the copy does not hold the thread and lands by its thread's
+   bmm__cuda_cp_wait<N> (every committed group but the newest N); before
+   sm_80 a plain copy, landed at once. The emulator lands each copy either at
+   its issue or at its wait, alternating by launch (tests/cuda_emu), so a
+   buffer read before its wait and barrier, or overwritten before every
+   thread is done with it, gives wrong results there. */
+template <int BYTES>
+static __device__ __forceinline__ void bmm__cuda_cp_async(void *dst, const void *src) {
+#if defined(BMM__CUDA_EMULATED)
+  bmm_emu_cp_async(dst, src, BYTES);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile(
+      "cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)),
+      "l"(src), "n"(BYTES)
+      : "memory");
+#else
+  memcpy(dst, src, BYTES);
+#endif
+}
+static __device__ __forceinline__ void bmm__cuda_cp_commit(void) {
+#if defined(BMM__CUDA_EMULATED)
+  bmm_emu_cp_commit();
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+template <int N> static __device__ __forceinline__ void bmm__cuda_cp_wait(void) {
+#if defined(BMM__CUDA_EMULATED)
+  bmm_emu_cp_wait(N);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+/* src[0..cnt) to dst in bmm__cuda_stage's map (element e at (e / row) * ld +
+   e % row), one asynchronous copy per component: the padded rows that keep
+   the sums free of bank conflicts leave no 16-byte runs to copy whole. The
+   2-byte components of f16 / bf16 are below cp.async's smallest size and
+   move as plain copies (the barrier after the wait covers them too). */
+template <typename T>
+static __device__ __forceinline__ void bmm__cuda_stage_async(const T *__restrict__ src, int cnt,
+                                                             T *dst, int row, int ld) {
+  typedef typename bmm__cuda_num<T>::part P;
+  const int q = bmm__cuda_num<T>::parts, pc = cnt * q, prow = row * q, pld = ld * q;
+  const P *s = (const P *)src;
+  P *d = (P *)dst;
+  int e;
+  for (e = (int)threadIdx.x; e < pc; e += (int)blockDim.x) {
+    const int r = e / prow;
+    P *to = d + r * pld + (e - r * prow);
+    if (sizeof(P) >= 4)
+      bmm__cuda_cp_async<(sizeof(P) >= 4 ? (int)sizeof(P) : 4)>(to, s + e);
+    else
+      *to = s[e];
+  }
+}
+
+/* One group's A and B spans (entries b0.., cnt of them) into buffer q:
+   issued, not waited for. */
+template <typename T>
+static __device__ __forceinline__ void bmm__cuda_async_issue(const bmm__cuda_args &args, int64_t b0,
+                                                             int cnt, int q) {
+  const bmm_plan *pl = &args.pl;
+  const int m = (int)pl->m, n = (int)pl->n, k = (int)pl->k;
+  T *sA = (T *)bmm__cuda_smem + q * args.buf, *sB = (T *)bmm__cuda_smem + args.b_off + q * args.buf;
+  bmm__cuda_stage_async<T>((const T *)pl->a.ptr + b0 * m * k, cnt * m * k, sA, k, args.a_ld);
+  if (pl->layout != BMM_LAYOUT_SHARED_B)
+    bmm__cuda_stage_async<T>((const T *)pl->b.ptr + b0 * k * n, cnt * k * n, sB, k * n, args.b_ld);
+}
+
+/* ASYNC: STAGED's groups and sums (row-major A rows of a_ld, B entries b_ld
+   apart) with two buffers: while a block sums one group, the copies of its
+   next group are in flight, so the bytes a multiprocessor keeps in flight no
+   longer hang on how many threads wait in loads. A shared B is staged once
+   (plain copies) after both buffers. args.buf = 0: one buffer (the pick
+   found no room for two), each group waited for before it is summed. */
+template <typename T> __global__ void bmm__cuda_async(const __grid_constant__ bmm__cuda_args args) {
+  typedef bmm__cuda_num<T> N;
+  const bmm_plan *pl = &args.pl;
+  const int ca = pl->a.conj, cb = pl->b.conj;
+  const int m = (int)pl->m, n = (int)pl->n, k = (int)pl->k, mn = m * n;
+  const int G = args.per_block, a_ld = args.a_ld, b_ld = args.b_ld, use_ab = pl->use_ab;
+  const int shared_b = pl->layout == BMM_LAYOUT_SHARED_B;
+  const int64_t nb = pl->batch, groups = (nb + G - 1) / G;
+  T *C = (T *)pl->c.ptr, *smem = (T *)bmm__cuda_smem;
+  const int two = args.buf != 0;
+  int64_t grp = blockIdx.x;
+  int q = 0;
+  if (use_ab) {
+    if (shared_b)
+      bmm__cuda_stage<T>((const T *)pl->b.ptr, k * n, smem + args.b_off, k * n, k * n, args.vec);
+    if (two && grp < groups)
+      bmm__cuda_async_issue<T>(args, grp * G, (int)(nb - grp * G < G ? nb - grp * G : G), 0);
+    bmm__cuda_cp_commit();
+  }
+  for (; grp < groups; grp += gridDim.x, q ^= two) {
+    const int64_t b0 = grp * G, nxt = grp + gridDim.x;
+    const int cnt = (int)(nb - b0 < G ? nb - b0 : G), outs = cnt * mn;
+    const T *sA = smem + q * args.buf, *sB = smem + args.b_off + (shared_b ? 0 : q * args.buf);
+    int o;
+    if (use_ab && two) {
+      /* the next group streams into the other buffer, which every thread
+         finished summing before the barrier that ended the last turn */
+      if (nxt < groups)
+        bmm__cuda_async_issue<T>(args, nxt * G, (int)(nb - nxt * G < G ? nb - nxt * G : G), q ^ 1);
+      bmm__cuda_cp_commit();
+      bmm__cuda_cp_wait<1>(); /* this group's copies (all but the newest) */
+      __syncthreads();        /* ... and every other thread's */
+    } else if (use_ab) {
+      bmm__cuda_async_issue<T>(args, b0, cnt, 0);
+      bmm__cuda_cp_commit();
+      bmm__cuda_cp_wait<0>();
+      __syncthreads();
+    }
+    for (o = (int)threadIdx.x; o < outs; o += (int)blockDim.x) {
+      const int g = o / mn, r = o - g * mn, i = r / n, j = r - i * n;
+      typename N::acc acc = N::zero();
+      if (use_ab) {
+        const T *ar = sA + (g * m + i) * a_ld, *bc = sB + (shared_b ? 0 : g * b_ld) + j;
+        int l;
+#pragma unroll 4
+        for (l = 0; l < k; ++l)
+          N::mad(acc, N::ld(ar + l, ca), N::ld(bc + l * n, cb));
+      }
+      bmm__cuda_epilogue<T>(pl, C + b0 * mn + o, acc, j);
+    }
+    if (use_ab) __syncthreads();
+  }
+  if (use_ab) bmm__cuda_cp_wait<0>(); /* the last turn's group is empty: nothing lands after exit */
 }
 
 /* TILED: a TL x TL tile of one C[b] per block iteration, K in steps of 16
@@ -1260,6 +1393,7 @@ __global__ void bmm__cuda_add_bias(const __grid_constant__ bmm__cuda_args args) 
   X(warp, CUDA_WARP, bmm__cuda_warp, "a sub-warp per output, K split over its lanes")         \
   X(staged, CUDA_STAGED, bmm__cuda_staged, "batch groups staged in shared memory")            \
   X(staged_gen, CUDA_STAGED, bmm__cuda_staged_gen, "staged, operands column-major per entry") \
+  X(async, CUDA_ASYNC, bmm__cuda_async, "staged through two buffers by asynchronous copies")  \
   X(tiled32, CUDA_TILED, bmm__cuda_tiled32, "32x32 tiles, 2x2 outputs per thread")            \
   X(tiled64, CUDA_TILED, bmm__cuda_tiled64, "64x64 tiles, 4x4 outputs per thread")            \
   X(batch_inner, CUDA_BATCH_INNER, bmm__cuda_batch_inner, "a thread per output, b fastest")   \
@@ -1283,6 +1417,7 @@ typedef struct bmm__cuda_device {
   int pageable;    /* device reads pageable host memory (HMM/ATS) */
   int smem_optin;  /* max dynamic shared memory per block after opt-in */
   int max_threads; /* resident threads per multiprocessor */
+  int smem_sm;     /* shared memory per multiprocessor (ASYNC's one-wave grid) */
   /* kernels opted in: bit variant * dtypes + dtype (more than 64 since f16/bf16 and complex) */
   unsigned long long optin_done[(BMM__CUDA_V_COUNT * BMM_DTYPE_COUNT + 63) / 64];
 } bmm__cuda_device;
@@ -1316,6 +1451,8 @@ static bmm_status bmm__cuda_device_get(int *dev, bmm__cuda_device *out) {
       e = cudaDeviceGetAttribute(&d.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, *dev);
     if (e == cudaSuccess)
       e = cudaDeviceGetAttribute(&d.max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, *dev);
+    if (e == cudaSuccess)
+      e = cudaDeviceGetAttribute(&d.smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, *dev);
     if (e != cudaSuccess) {
       (void)cudaGetLastError();
       s = bmm__fail(BMM_NO_DEVICE, "device %d: cudaDeviceGetAttribute: %s", *dev,
@@ -1324,6 +1461,7 @@ static bmm_status bmm__cuda_device_get(int *dev, bmm__cuda_device *out) {
       d.arch = major * 10 + minor;
       if (d.smem_optin < BMM__CUDA_SMEM_DEFAULT) d.smem_optin = BMM__CUDA_SMEM_DEFAULT;
       if (d.max_threads < 1024) d.max_threads = 1024;
+      if (d.smem_sm < d.smem_optin) d.smem_sm = d.smem_optin;
       d.ready = 1;
       bmm__cuda_devices[*dev] = d;
     }
@@ -1463,8 +1601,11 @@ static bmm_status bmm__cuda_shape_cuda_warp(const bmm_plan *pl, const bmm__cuda_
   return BMM_OK;
 }
 
-static bmm_status bmm__cuda_shape_cuda_staged(const bmm_plan *pl, const bmm__cuda_device *d,
-                                              bmm__cuda_launch *L) {
+/* STAGED's and ASYNC's groups: batch entries per block, shared-memory rows
+   and layout, for nbuf buffers of a group each (ASYNC: 2, the next group
+   streaming into one while the other is summed; a shared B once after them). */
+static bmm_status bmm__cuda_shape_groups(const bmm_plan *pl, const bmm__cuda_device *d,
+                                         bmm__cuda_launch *L, int async) {
   const int64_t m = pl->m, n = pl->n, k = pl->k, es = (int64_t)bmm_dtype_size(pl->dtype);
   /* the packed-general form where the problem is no row-major class
      (BMM_CLAIM_PACKED): A or B may be column-major per entry, B shared */
@@ -1473,7 +1614,9 @@ static bmm_status bmm__cuda_shape_cuda_staged(const bmm_plan *pl, const bmm__cud
   const int a_cm = gen && !bmm__rowmajor_packed(&pl->a, k);
   const int b_cm = gen && !bmm__rowmajor_packed(&pl->b, n);
   const int shared_b = gen ? pl->b.batch_stride[0] == 0 : pl->layout == BMM_LAYOUT_SHARED_B;
-  int64_t a_ld = a_cm ? m : k, b_ld = k * n, per_entry, fixed, b_off, g, limit;
+  const char *name = async ? "cuda_async" : "cuda_staged";
+  int nbuf = async ? 2 : 1;
+  int64_t a_ld = a_cm ? m : k, b_ld = k * n, per_entry, fixed, b_off, buf, g, limit;
   const int64_t a_rows = a_cm ? k : m;
   int vec = pl->rule.vec ? pl->rule.vec : 16;
   const char *group_why;
@@ -1482,11 +1625,13 @@ static bmm_status bmm__cuda_shape_cuda_staged(const bmm_plan *pl, const bmm__cud
   else
     a_ld |= 1, b_ld |= 1;
   if (vec < (int)es) vec = (int)es;
-  L->variant = gen ? BMM__CUDA_V_staged_gen : BMM__CUDA_V_staged;
+  L->variant = async ? BMM__CUDA_V_async : gen ? BMM__CUDA_V_staged_gen : BMM__CUDA_V_staged;
   L->args.a_cm = a_cm, L->args.b_cm = b_cm;
   L->block = bmm__cuda_threads(pl, 128);
-  per_entry = pl->use_ab ? (a_rows * a_ld + (shared_b ? 0 : b_ld)) * es : 0;
-  fixed = pl->use_ab && shared_b ? k * n * es : 0;
+  /* per entry across the buffers; two buffers round up to 16 bytes three
+     times (up to 45 bytes) */
+  per_entry = pl->use_ab ? (a_rows * a_ld + (shared_b ? 0 : b_ld)) * es * nbuf : 0;
+  fixed = pl->use_ab ? (shared_b ? k * n * es : 0) + (nbuf > 1 ? 48 : 0) : 0;
   if (pl->rule.batch_per_block) {
     g = pl->rule.batch_per_block;
     group_why = "from the rule";
@@ -1514,25 +1659,68 @@ static bmm_status bmm__cuda_shape_cuda_staged(const bmm_plan *pl, const bmm__cud
     group_why = "from the rule, cut to what the device's shared memory holds";
     if (g < 1) g = 1;
   }
-  /* B after A, rounded up to 16 bytes so B's vector stores stay aligned */
+  /* where one entry's spans in two buffers outgrow the device (c128
+     32x32x128: 263,200 bytes), one buffer: the copies still do not hold the
+     threads, but a group is waited for before it is summed */
+  if (nbuf > 1 && per_entry && g * per_entry + fixed + 16 > limit) {
+    nbuf = 1, per_entry /= 2, fixed -= 48;
+    if (g * per_entry + fixed + 16 > limit) g = (limit - fixed - 16) / per_entry;
+    if (g < 1) g = 1;
+  }
+  /* B after A, rounded up to 16 bytes so B's vector stores stay aligned;
+     ASYNC's second buffer after the first (a shared B after both) */
   b_off = (g * a_rows * a_ld * es + 15) / 16 * 16 / es;
-  L->smem = pl->use_ab ? (size_t)((b_off + (shared_b ? k * n : g * b_ld)) * es) : 0;
+  buf = 0;
+  if (nbuf > 1) {
+    buf = shared_b ? b_off : ((b_off + g * b_ld) * es + 15) / 16 * 16 / es;
+    if (shared_b) b_off = 2 * buf;
+  }
+  L->smem = pl->use_ab ? (size_t)((b_off + (shared_b ? k * n : buf + g * b_ld)) * es) : 0;
   if ((int64_t)L->smem > limit)
     return bmm__fail(BMM_UNSUPPORTED,
-                     "cuda_staged needs %lld bytes of shared memory for %lld batch entries per "
+                     "%s needs %lld bytes of shared memory for %lld batch entries per "
                      "block (m=%lld n=%lld k=%lld), the device allows %lld",
-                     (long long)L->smem, (long long)g, (long long)m, (long long)n, (long long)k,
-                     (long long)limit);
+                     name, (long long)L->smem, (long long)g, (long long)m, (long long)n,
+                     (long long)k, (long long)limit);
   L->args.per_block = (int)g;
   L->args.a_ld = (int)a_ld;
   L->args.b_ld = (int)b_ld;
   L->args.b_off = (int)b_off;
+  L->args.buf = (int)buf;
   L->args.vec = vec;
   L->grid = bmm__cuda_blocks(bmm__ceil_div(pl->batch, g), 1, L->block, d);
-  BMM__CUDA_WHY(L, "batch_per_block: %s; a_ld, b_ld: %s; vec: %s", group_why,
+  if (async && d->sms > 0) {
+    /* one wave of resident blocks (by threads and by shared memory, 1 KiB
+       of it reserved per block): each block then turns through several
+       groups, the next in flight while it sums this one; bmm__cuda_blocks'
+       four waves would leave most blocks one group and nothing to overlap */
+    int64_t nres = d->max_threads / L->block, by_smem;
+    by_smem = L->smem ? d->smem_sm / ((int64_t)L->smem + 1024) : nres;
+    if (by_smem < nres) nres = by_smem;
+    if (nres < 1) nres = 1;
+    if (L->grid > d->sms * nres) L->grid = d->sms * nres;
+  }
+  BMM__CUDA_WHY(L, "batch_per_block: %s; a_ld, b_ld: %s; vec: %s%s%s", group_why,
                 pl->rule.pad ? "padded by the rule" : "odd against bank conflicts",
-                pl->rule.vec ? "from the rule" : "16 bytes (narrower where misaligned)");
+                pl->rule.vec ? "from the rule" : "16 bytes (narrower where misaligned)",
+                !async      ? ""
+                : nbuf == 1 ? "; one buffer (two entries' spans exceed the device's shared memory)"
+                : bmm_dtype_size(pl->dtype) == 2
+                    ? "; two buffers of a group, plain copies (2-byte elements: below cp.async)"
+                    : "; two buffers of a group, cp.async per component (plain copies below sm_80)"
+                      ", vec for a shared B",
+                async ? "; grid: one wave of resident blocks" : "");
   return BMM_OK;
+}
+
+static bmm_status bmm__cuda_shape_cuda_staged(const bmm_plan *pl, const bmm__cuda_device *d,
+                                              bmm__cuda_launch *L) {
+  return bmm__cuda_shape_groups(pl, d, L, 0);
+}
+
+static bmm_status bmm__cuda_shape_cuda_async(const bmm_plan *pl, const bmm__cuda_device *d,
+                                             bmm__cuda_launch *L) {
+  return bmm__cuda_shape_groups(pl, d, L, 1);
 }
 
 static bmm_status bmm__cuda_shape_cuda_tiled(const bmm_plan *pl, const bmm__cuda_device *d,
@@ -1927,8 +2115,12 @@ static bmm_status bmm__cuda_explain(const bmm_problem *p, char *buf, size_t len)
     break;
   case BMM__CUDA_V_staged:
   case BMM__CUDA_V_staged_gen:
+  case BMM__CUDA_V_async:
     used += (size_t)snprintf(buf + used, len - used, " batch_per_block=%d a_ld=%d b_ld=%d vec=%dB",
                              L.args.per_block, L.args.a_ld, L.args.b_ld, L.args.vec);
+    if (L.variant == BMM__CUDA_V_async && used < len)
+      used += (size_t)snprintf(buf + used, len - used, " buffers=%d buf=%d", L.args.buf ? 2 : 1,
+                               L.args.buf);
     if (L.variant == BMM__CUDA_V_staged_gen && used < len)
       used += (size_t)snprintf(buf + used, len - used, " a=%s b=%s", L.args.a_cm ? "col" : "row",
                                L.args.b_cm ? "col" : "row");

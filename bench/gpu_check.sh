@@ -40,8 +40,11 @@
 #   tests         B 70   test_cuda_cublas, all 7 groups, M 42 s / 45 s
 #   bench         B 130  bench_gpu_cublas, suite rows (f32, f64, f16, bf16,
 #                        c64, c128) x every claiming strategy + AUTO + cuBLAS,
-#                        M 87 s (a direct rerun; 75 s was too short) / 92 s
+#                        M 87 s (a direct rerun; 75 s was too short) / 92 s;
+#                        cuda_async since 2026-11-28 (one more strategy on
+#                        the row-major and shared-B rows): E +10-15%
 #   sweep         B 70   the seed sweep K = 5..50, f32 + f64, M 43 s / 46 s
+#                        (E +15% with cuda_async)
 #   model         B 30   build/bmm-model --suite/--sweep (CPU), f32 and f64
 #                        (the dtypes its constants were fitted on), suite and
 #                        sweep at once: E 11 s (dev VM under load). Skipped,
@@ -64,7 +67,8 @@
 #                        H200 (2026-11-26 / -28, 104 grid problems and the
 #                        suite less square1024, whose whole host check ran
 #                        the H100's step out of time; now checked on 8 rows);
-#                        E ~125 s with 122 grid problems and the sweep
+#                        E ~125 s with 122 grid problems and the sweep,
+#                        ~135 s with cuda_async's 3 configurations
 #   tables        B 60 each: AUTO alone under each tables/smXY_*.txt and the
 #                        tuned table (suite + sweep K = 1..64), E 40 s each
 #   report        B 30   bench/report.py -> RESULTS_generated.md + PNGs, E 5 s

@@ -546,6 +546,24 @@ static void test_forced(cudaStream_t st) {
   printf("forced: %d runs (%d combinations outside a strategy's claim not run)\n", runs, na);
 }
 
+/* cuda_async's grid is one wave of resident blocks: with 10^5 entries of
+   3x1x25 in groups of 42 each block turns through several groups, the next
+   streaming in by cp.async while it sums this one (the tunables' small
+   batches give every block one group). Every entry checked. */
+static void test_async_turns(cudaStream_t st) {
+  static const int lays[] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS};
+  int di, li;
+  for (di = 0; di < NDTYPES; ++di)
+    for (li = 0; li < 2; ++li) {
+      run_spec r;
+      memset(&r, 0, sizeof r);
+      r.c = mk("async_turns", all_dtypes[di], 100000, 3, 1, 25, lays[li]);
+      r.alpha = 0.75, r.beta = -1.25, r.bias = li;
+      r.strategy = BMM_CUDA_ASYNC;
+      run_one(&r, st);
+    }
+}
+
 /* Tunables reach the kernels only through a table: install one-rule tables
    (plus the catch-all) and run AUTO through them. */
 static void test_tunables(cudaStream_t st) {
@@ -561,7 +579,8 @@ static void test_tunables(cudaStream_t st) {
       {BMM_CUDA_STAGED, 128, 7, 0, 16, 0, 3},    {BMM_CUDA_STAGED, 0, 0, 0, 8, 0, 0},
       {BMM_CUDA_TILED, 0, 0, 0, 0, 32, 0},       {BMM_CUDA_TILED, 0, 0, 0, 0, 64, 0},
       {BMM_CUDA_BATCH_INNER, 64, 0, 0, 0, 0, 0}, {BMM_CUDA_FIXED, 32, 0, 0, 0, 0, 0},
-      {BMM_CUDA_FIXED, 1024, 0, 0, 0, 0, 0},
+      {BMM_CUDA_FIXED, 1024, 0, 0, 0, 0, 0},     {BMM_CUDA_ASYNC, 1024, 1, 0, 0, 0, 0},
+      {BMM_CUDA_ASYNC, 96, 3, 0, 8, 0, 1},       {BMM_CUDA_ASYNC, 32, 2, 0, 4, 0, 0},
   };
   static const int64_t tshapes[][4] = {{37, 3, 1, 25},  {11, 4, 5, 32}, {5, 32, 32, 40},
                                        {3, 70, 33, 65}, {9, 3, 1, 128}, {4, 1, 1, 1}};
@@ -601,6 +620,7 @@ static void test_tunables(cudaStream_t st) {
           }
   }
   result(bmm_set_table(BMM_BACKEND_CUDA, NULL, 0) == BMM_OK, "reset the CUDA table");
+  test_async_turns(st);
 }
 
 /* AUTO over every row of the public suite, nothing scaled, every result

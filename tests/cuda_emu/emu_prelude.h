@@ -76,6 +76,14 @@ static inline __attribute__((always_inline)) T __shfl_xor_sync(unsigned mask, T 
 }
 template <class T> static inline __attribute__((always_inline)) T __ldg(const T *p) { return *p; }
 
+/* cp.async (bmm__cuda_cp_async & co): a thread's copies, in groups by
+   commit, land when the thread waits for their group; or, on odd launches,
+   at once (emu_test.cpp). The global read is checked and traced at the
+   issue, the shared store where the copy lands. */
+void bmm_emu_cp_async(void *dst, const void *src, int bytes);
+void bmm_emu_cp_commit(void);
+void bmm_emu_cp_wait(int pending);
+
 /* The vector types a kernel moves 16 or 8 bytes with. A host compiler splits
    a 16-byte struct copy into pieces, so the tracer (emu_check.h) would see
    two 8-byte accesses where the GPU makes one 16-byte one: these stand-ins

@@ -105,6 +105,50 @@ EMU_NOTRACE static void emu_yield(int state) {
 
 EMU_NOTRACE void bmm_emu_syncthreads(void) { emu_yield(EMU_BAR); }
 
+/* cp.async: per thread, its copies in issue order, each tagged with its
+   group (the thread's commits before it). A copy lands (its bytes written,
+   its shared store checked and traced) at its thread's wait for its group on
+   even launches and at its issue on odd ones: a kernel that reads a buffer
+   before the wait and barrier fails the first way, one that refills a
+   buffer other threads still read fails the second. Plain arrays, sized at
+   the launch: these hooks run inside fibers, where the checked build traces
+   every access of code it instruments (std::vector's inlined code too). */
+typedef struct emu_copy {
+  void *dst;
+  const void *src, *site;
+  int bytes;
+  long group;
+} emu_copy;
+static emu_copy *g_cp; /* thread t's copies at g_cp + t * g_cp_cap */
+static int g_cp_cap, g_cp_n[EMU_MAX_THREADS], g_cp_overflow;
+static long g_cp_commits[EMU_MAX_THREADS];
+static int g_cp_eager; /* this launch lands copies at their issue */
+
+EMU_NOTRACE static void emu_cp_land(const emu_copy *c) {
+  bmm_emu_vec_access(c->site, c->dst, c->bytes, 1);
+  memcpy(c->dst, c->src, (size_t)c->bytes);
+}
+EMU_NOTRACE void bmm_emu_cp_async(void *dst, const void *src, int bytes) {
+  emu_copy c = {dst, src, __builtin_return_address(0), bytes, g_cp_commits[g_cur]};
+  bmm_emu_vec_access(c.site, src, bytes, 0);
+  if (g_cp_eager)
+    emu_cp_land(&c);
+  else if (g_cp_n[g_cur] < g_cp_cap)
+    g_cp[(size_t)g_cur * (size_t)g_cp_cap + (size_t)g_cp_n[g_cur]++] = c;
+  else
+    g_cp_overflow = 1;
+}
+EMU_NOTRACE void bmm_emu_cp_commit(void) { ++g_cp_commits[g_cur]; }
+EMU_NOTRACE void bmm_emu_cp_wait(int pending) {
+  emu_copy *q = g_cp + (size_t)g_cur * (size_t)g_cp_cap;
+  int i = 0, j;
+  while (i < g_cp_n[g_cur] && q[i].group < g_cp_commits[g_cur] - pending)
+    emu_cp_land(&q[i++]);
+  for (j = i; j < g_cp_n[g_cur]; ++j)
+    q[j - i] = q[j];
+  g_cp_n[g_cur] -= i;
+}
+
 EMU_NOTRACE double bmm_emu_shfl_xor(unsigned mask, double v, int lane_mask, int width) {
   emu_fiber *f = &g_fibers[g_cur];
   f->shfl_val = v, f->shfl_mask = lane_mask, f->shfl_width = width, f->shfl_full = mask;
@@ -172,6 +216,9 @@ static void emu_block(int nthreads, int64_t block, int reverse) {
     makecontext(&f->ctx, emu_fiber_main, 0);
     f->state = EMU_RUN;
   }
+  for (t = 0; t < nthreads; ++t)
+    g_cp_n[t] = 0, g_cp_commits[t] = 0;
+  g_cp_overflow = 0;
   bmm_emu_block_idx.x = (unsigned)block;
   emu_check_block_begin(block, nthreads);
   for (;;) {
@@ -199,6 +246,14 @@ static void emu_block(int nthreads, int64_t block, int reverse) {
     for (t = 0; t < nthreads; ++t)
       g_fibers[t].state = EMU_RUN;
   }
+  for (t = 0; t < nthreads; ++t)
+    if (g_cp_n[t]) {
+      /* a copy still in flight when its thread exits lands nowhere useful */
+      emu_error("cp.async copies issued but never waited for", block);
+      break;
+    }
+  if (g_cp_overflow)
+    emu_error("more cp.async copies in flight than the shared memory holds", block);
   emu_check_block_end(nthreads);
   if (g_chk.error[0]) emu_error(g_chk.error, block);
 }
@@ -221,6 +276,14 @@ void bmm_emu_run(void (*kernel)(const void *), int64_t grid, int64_t block, size
   /* dynamic shared memory starts as garbage on a GPU: never zeros here */
   memset(bmm__cuda_smem, 0xA5, smem);
   emu_check_launch(smem, args, args_size, grid, block);
+  g_cp_eager = (int)(g_launches & 1);
+  /* a thread's copies in flight: at most its share of the launch's shared
+     memory in 4-byte copies, plus the heads of a few staging calls */
+  if (g_cp_cap < (int)(smem / 4 / (size_t)block) + 64) {
+    g_cp_cap = (int)(smem / 4 / (size_t)block) + 64;
+    free(g_cp);
+    g_cp = (emu_copy *)calloc((size_t)EMU_MAX_THREADS * (size_t)g_cp_cap, sizeof *g_cp);
+  }
   g_kernel = kernel, g_args = args;
   bmm_emu_block_dim.x = (unsigned)block, bmm_emu_grid_dim.x = (unsigned)grid;
   bmm_emu_block_dim.y = bmm_emu_block_dim.z = bmm_emu_grid_dim.y = bmm_emu_grid_dim.z = 1;
@@ -243,6 +306,8 @@ cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int) {
   case cudaDevAttrPageableMemoryAccess: *v = 1; break;
   case cudaDevAttrMaxSharedMemoryPerBlockOptin: *v = g_emu_smem_optin; break;
   case cudaDevAttrMaxThreadsPerMultiProcessor: *v = 2048; break;
+  /* an H100's 228 KiB a multiprocessor: 1 KiB over the opt-in per block */
+  case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *v = g_emu_smem_optin + 1024; break;
   default: *v = 0;
   }
   return cudaSuccess;
@@ -477,7 +542,8 @@ static void run_tunables(void) {
       {BMM_CUDA_TILED, 0, 0, 0, 0, 64, 0},       {BMM_CUDA_TILED, 0, 0, 0, 0, 32, 0},
       {BMM_CUDA_LOOP, 32, 0, 0, 0, 0, 0},        {BMM_CUDA_BATCH_INNER, 64, 0, 0, 0, 0, 0},
       {BMM_CUDA_BATCH_ENTRY, 64, 0, 0, 0, 0, 0}, {BMM_CUDA_FIXED, 32, 0, 0, 0, 0, 0},
-      {BMM_CUDA_FIXED, 1024, 0, 0, 0, 0, 0}};
+      {BMM_CUDA_FIXED, 1024, 0, 0, 0, 0, 0},     {BMM_CUDA_ASYNC, 1024, 1, 0, 0, 0, 0},
+      {BMM_CUDA_ASYNC, 1024, 3, 0, 8, 0, 1},     {BMM_CUDA_ASYNC, 32, 2, 0, 4, 0, 0}};
   static const shape ts[] = {{37, 3, 1, 25}, {11, 4, 5, 32}, {5, 32, 32, 40}, {4, 1, 1, 1}};
   static const int lays[] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS, BMMX_BATCH_INNER};
   size_t t, s, l;
@@ -504,9 +570,12 @@ static void run_tunables(void) {
 /* The strategies with a thread per batch entry (BATCH_ENTRY, FIXED) get a
    grid of at most 8192 threads on the emulated one-multiprocessor device
    (bmm__cuda_blocks: 4 waves of 2048), which no default shape's batch
-   reaches: 8200 entries make their grid-stride loop turn. */
+   reaches: 8200 entries make their grid-stride loop turn. ASYNC's 2x3x5
+   groups of 21 entries over 64 blocks turn 6-7 times a block, the second
+   buffer filling while the first is summed (copies landing at the issue on
+   half the launches, at the wait on the other half). */
 static void run_grid_stride(void) {
-  static const bmm_strategy per_entry[] = {BMM_CUDA_BATCH_ENTRY, BMM_CUDA_FIXED};
+  static const bmm_strategy per_entry[] = {BMM_CUDA_BATCH_ENTRY, BMM_CUDA_FIXED, BMM_CUDA_ASYNC};
   static const int lays[] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS, BMMX_BATCH_INNER};
   size_t p, l;
   int si, di, off;
@@ -668,7 +737,7 @@ static void check_explain(void) {
     int layout;
     bmm_strategy forced;
     const char *kernel; /* what explain must name, "" = whatever ran */
-    const char *sums;   /* the register array of sums it must say, "" = none */
+    const char *says;   /* a phrase it must say (sums=MxN, buffers=N); "" = no sums= */
   } ex[] = {
       {BMM_F32, 1000, 3, 1, 25, BMMX_ROWMAJOR, BMM_STRATEGY_AUTO, "bmm__cuda_staged<float>", ""},
       {BMM_F32, 1000, 3, 1, 5, BMMX_COL_A, BMM_STRATEGY_AUTO, "bmm__cuda_loop<float>", ""},
@@ -688,6 +757,11 @@ static void check_explain(void) {
        " sums=4x4"},
       {BMM_F64, 7, 3, 1, 25, BMMX_SHARED_B_BIAS, BMM_CUDA_FIXED, "bmm__cuda_fixed4x1<double>",
        " sums=4x1"},
+      {BMM_F32, 3000, 3, 1, 25, BMMX_ROWMAJOR, BMM_CUDA_ASYNC, "bmm__cuda_async<float>",
+       " buffers=2"},
+      /* two entries' spans (263,200 bytes) outgrow the device: one buffer */
+      {BMM_C128, 2, 32, 32, 128, BMMX_ROWMAJOR, BMM_CUDA_ASYNC, "bmm__cuda_async<bmm_c128>",
+       " buffers=1"},
       /* the sm_90 rules the H200 measured (2026-11-26) */
       {BMM_F32, 300, 4, 4, 4, BMMX_ROWMAJOR, BMM_STRATEGY_AUTO, "bmm__cuda_fixed4x4<float>",
        " sums=4x4"},
@@ -709,7 +783,7 @@ static void check_explain(void) {
     c.dtype = ex[e].dt, c.batch = ex[e].batch, c.m = ex[e].m, c.n = ex[e].n, c.k = ex[e].k;
     c.layout = ex[e].layout;
     sz = bmmx_sizes(&c);
-    std::vector<char> A(sz.a * 8 + 8), B(sz.b * 8 + 8), C(sz.c * 8 + 8), Bi(c.n * 8 + 8);
+    std::vector<char> A(sz.a * 16 + 16), B(sz.b * 16 + 16), C(sz.c * 16 + 16), Bi(c.n * 16 + 16);
     p = bmmx_problem(&c, A.data(), B.data(), C.data(), NULL);
     if (c.layout == BMMX_SHARED_B_BIAS) p.bias = Bi.data();
     p.strategy = ex[e].forced;
@@ -727,12 +801,12 @@ static void check_explain(void) {
     ok = ok && strncmp(kern, want, strlen(want)) == 0 && grid == g_last_grid &&
          block == g_last_block && (strstr(kern, "tiled") || smem == (long long)g_last_smem) &&
          (!ex[e].kernel[0] || strcmp(kern, ex[e].kernel) == 0) &&
-         (ex[e].sums[0] ? strstr(why, ex[e].sums) != NULL : strstr(why, " sums=") == NULL);
+         (ex[e].says[0] ? strstr(why, ex[e].says) != NULL : strstr(why, " sums=") == NULL);
     if (e < 2) snprintf(names[e], sizeof names[e], "%s", kern);
     BMMX_CHECK(
         ok, "explain vs launch: launched %s grid=%lld block=%lld smem=%zu; want %s%s; explain: %s",
         bmm_emu_last_kernel, (long long)g_last_grid, (long long)g_last_block, g_last_smem,
-        ex[e].kernel, ex[e].sums, why);
+        ex[e].kernel, ex[e].says, why);
   }
   BMMX_CHECK(strcmp(names[0], names[1]) != 0,
              "explain names the seed 3x1x25 and 3x1x5 kernels alike: %s", names[0]);

@@ -5,11 +5,15 @@
 #   offby1     STAGED's scalar staging writes one shared element further
 #   race       STAGED computes without the barrier after staging
 #   misalign   STAGED's vector loads start without the scalar head
+#   asyncwait  ASYNC sums a group without waiting for its copies
+#   asyncbar   ASYNC refills a buffer without the barrier after the sums
 # And one in a patched copy of tools/model/bmm_model.h, caught by the
 # self-test (emu_check --self-test):
 #   l1off      the model's simulated L1 (BMM_MODEL_L1) holds nothing (every load misses)
 # Usage: sh tools/model/mutate_check.sh [filter]   (EMU_ONLY filter, default
-# "cuda_staged f32"). Not part of ninja test: four clang builds, minutes.
+# "cuda_staged f32"; the ASYNC mutants run "cuda_async f32"); MUTANTS="..."
+# picks among the kernel mutants. Not part of ninja test: six clang builds,
+# minutes.
 set -u
 filter=${1:-cuda_staged f32}
 dir=build/cuda_emu/mut
@@ -23,7 +27,8 @@ build_check() {
     -Wno-unknown-pragmas -I$dir/$1 -I. -Itests/cuda_emu -I/usr/local/cuda/include \
     tests/cuda_emu/emu_test.cpp -o $dir/$1/emu_check -lm -ldl
 }
-for m in offby1 race misalign; do
+for m in ${MUTANTS:-offby1 race misalign asyncwait asyncbar}; do
+  flt=$filter
   case $m in
   offby1) expr='s|dst\[\(e / row\) \* ld \+ e % row\] = src\[e\];|dst[(e / row) * ld + e % row + 1] = src[e];|'
           want='past the' ;;
@@ -31,6 +36,10 @@ for m in offby1 race misalign; do
         want='shared-memory race' ;;
   misalign) expr='s|int head = mis \? per - mis : 0, nvec, v, e;|int head = 0 * mis, nvec, v, e;|'
             want='misaligned 16-byte load' ;;
+  asyncwait) expr='s|bmm__cuda_cp_wait<1>\(\); /\* this group|; /* this group|'
+             want='worst error/bound' flt='cuda_async f32' ;;
+  asyncbar) expr='/bmm__cuda_epilogue<T>\(pl, C \+ b0 \* mn \+ o, acc, j\);/{n;n;s|if \(use_ab\) __syncthreads\(\);|;|}'
+            want='shared-memory race' flt='cuda_async f32' ;;
   esac
   mkdir -p $dir/$m
   sed -E "$expr" bmm_cuda.cuh > $dir/$m/bmm_cuda.cuh
@@ -40,7 +49,7 @@ for m in offby1 race misalign; do
     continue
   fi
   build_check $m || { status=1; continue; }
-  EMU_ONLY="$filter" $dir/$m/emu_check > $dir/$m/log 2>&1
+  EMU_ONLY="$flt" $dir/$m/emu_check > $dir/$m/log 2>&1
   # bmm_test.h prints at most 20 failures, each as a FAIL line with the
   # case and its message on the next
   n=$(grep -c -- "$want" $dir/$m/log)
