@@ -910,8 +910,10 @@ template <int N> static __device__ __forceinline__ void bmm__cuda_cp_wait(void) 
 /* src[0..cnt) to dst in bmm__cuda_stage's map (element e at (e / row) * ld +
    e % row), one asynchronous copy per component: the padded rows that keep
    the sums free of bank conflicts leave no 16-byte runs to copy whole. The
-   2-byte components of f16 / bf16 are below cp.async's smallest size and
-   move as plain copies (the barrier after the wait covers them too). */
+   2-byte components of f16 / bf16 are below cp.async's smallest size: they
+   move in 4-byte pairs where rows and row strides are even and src is on 4
+   bytes (the pick pads halves' rows to that), else as plain copies (the
+   barrier after the wait covers those too). */
 template <typename T>
 static __device__ __forceinline__ void bmm__cuda_stage_async(const T *__restrict__ src, int cnt,
                                                              T *dst, int row, int ld) {
@@ -920,6 +922,13 @@ static __device__ __forceinline__ void bmm__cuda_stage_async(const T *__restrict
   const P *s = (const P *)src;
   P *d = (P *)dst;
   int e;
+  if (sizeof(P) == 2 && prow % 2 == 0 && pld % 2 == 0 && (uintptr_t)src % 4 == 0) {
+    for (e = 2 * (int)threadIdx.x; e < pc; e += 2 * (int)blockDim.x) {
+      const int r = e / prow;
+      bmm__cuda_cp_async<4>(d + r * pld + (e - r * prow), s + e);
+    }
+    return;
+  }
   for (e = (int)threadIdx.x; e < pc; e += (int)blockDim.x) {
     const int r = e / prow;
     P *to = d + r * pld + (e - r * prow);
@@ -930,13 +939,15 @@ static __device__ __forceinline__ void bmm__cuda_stage_async(const T *__restrict
   }
 }
 
-/* One group's A and B spans (entries b0.., cnt of them) into buffer q:
-   issued, not waited for. */
+/* Group grp's A and B spans (per_block entries, fewer in the last group)
+   into buffer q: issued, not waited for. */
 template <typename T>
-static __device__ __forceinline__ void bmm__cuda_async_issue(const bmm__cuda_args &args, int64_t b0,
-                                                             int cnt, int q) {
+static __device__ __forceinline__ void bmm__cuda_async_issue(const bmm__cuda_args &args,
+                                                             int64_t grp, int q) {
   const bmm_plan *pl = &args.pl;
-  const int m = (int)pl->m, n = (int)pl->n, k = (int)pl->k;
+  const int m = (int)pl->m, n = (int)pl->n, k = (int)pl->k, G = args.per_block;
+  const int64_t b0 = grp * G;
+  const int cnt = (int)(pl->batch - b0 < G ? pl->batch - b0 : G);
   T *sA = (T *)bmm__cuda_smem + q * args.buf, *sB = (T *)bmm__cuda_smem + args.b_off + q * args.buf;
   bmm__cuda_stage_async<T>((const T *)pl->a.ptr + b0 * m * k, cnt * m * k, sA, k, args.a_ld);
   if (pl->layout != BMM_LAYOUT_SHARED_B)
@@ -964,8 +975,7 @@ template <typename T> __global__ void bmm__cuda_async(const __grid_constant__ bm
   if (use_ab) {
     if (shared_b)
       bmm__cuda_stage<T>((const T *)pl->b.ptr, k * n, smem + args.b_off, k * n, k * n, args.vec);
-    if (two && grp < groups)
-      bmm__cuda_async_issue<T>(args, grp * G, (int)(nb - grp * G < G ? nb - grp * G : G), 0);
+    if (two && grp < groups) bmm__cuda_async_issue<T>(args, grp, 0);
     bmm__cuda_cp_commit();
   }
   for (; grp < groups; grp += gridDim.x, q ^= two) {
@@ -976,13 +986,12 @@ template <typename T> __global__ void bmm__cuda_async(const __grid_constant__ bm
     if (use_ab && two) {
       /* the next group streams into the other buffer, which every thread
          finished summing before the barrier that ended the last turn */
-      if (nxt < groups)
-        bmm__cuda_async_issue<T>(args, nxt * G, (int)(nb - nxt * G < G ? nb - nxt * G : G), q ^ 1);
+      if (nxt < groups) bmm__cuda_async_issue<T>(args, nxt, q ^ 1);
       bmm__cuda_cp_commit();
       bmm__cuda_cp_wait<1>(); /* this group's copies (all but the newest) */
       __syncthreads();        /* ... and every other thread's */
     } else if (use_ab) {
-      bmm__cuda_async_issue<T>(args, b0, cnt, 0);
+      bmm__cuda_async_issue<T>(args, grp, 0);
       bmm__cuda_cp_commit();
       bmm__cuda_cp_wait<0>();
       __syncthreads();
@@ -1622,7 +1631,13 @@ static bmm_status bmm__cuda_shape_groups(const bmm_plan *pl, const bmm__cuda_dev
   const char *group_why;
   if (pl->rule.pad)
     a_ld += pl->rule.pad, b_ld += pl->rule.pad;
-  else
+  else if (async && es == 2) {
+    /* halves move in 4-byte pairs where rows stay even: an odd count of
+       4-byte words per row (2 mod 4 as is, 0 mod 4 plus 2; odd rows stay)
+       keeps the sums free of bank conflicts as the odd row does for others */
+    if (a_ld % 4 == 0) a_ld += 2;
+    if (b_ld % 4 == 0) b_ld += 2;
+  } else
     a_ld |= 1, b_ld |= 1;
   if (vec < (int)es) vec = (int)es;
   L->variant = async ? BMM__CUDA_V_async : gen ? BMM__CUDA_V_staged_gen : BMM__CUDA_V_staged;
@@ -1701,12 +1716,15 @@ static bmm_status bmm__cuda_shape_groups(const bmm_plan *pl, const bmm__cuda_dev
     if (L->grid > d->sms * nres) L->grid = d->sms * nres;
   }
   BMM__CUDA_WHY(L, "batch_per_block: %s; a_ld, b_ld: %s; vec: %s%s%s", group_why,
-                pl->rule.pad ? "padded by the rule" : "odd against bank conflicts",
+                pl->rule.pad       ? "padded by the rule"
+                : async && es == 2 ? "an odd count of 4-byte words against bank conflicts"
+                                   : "odd against bank conflicts",
                 pl->rule.vec ? "from the rule" : "16 bytes (narrower where misaligned)",
                 !async      ? ""
                 : nbuf == 1 ? "; one buffer (two entries' spans exceed the device's shared memory)"
                 : bmm_dtype_size(pl->dtype) == 2
-                    ? "; two buffers of a group, plain copies (2-byte elements: below cp.async)"
+                    ? "; two buffers of a group, cp.async of 4-byte pairs where rows are even "
+                      "(plain copies for odd rows)"
                     : "; two buffers of a group, cp.async per component (plain copies below sm_80)"
                       ", vec for a shared B",
                 async ? "; grid: one wave of resident blocks" : "");

@@ -759,6 +759,9 @@ static void check_explain(void) {
        " sums=4x1"},
       {BMM_F32, 3000, 3, 1, 25, BMMX_ROWMAJOR, BMM_CUDA_ASYNC, "bmm__cuda_async<float>",
        " buffers=2"},
+      /* halves: rows padded to an odd count of 4-byte words, copied in pairs */
+      {BMM_F16, 3000, 3, 1, 32, BMMX_ROWMAJOR, BMM_CUDA_ASYNC, "bmm__cuda_async<bmm__cuda_f16>",
+       " a_ld=34"},
       /* two entries' spans (263,200 bytes) outgrow the device: one buffer */
       {BMM_C128, 2, 32, 32, 128, BMMX_ROWMAJOR, BMM_CUDA_ASYNC, "bmm__cuda_async<bmm_c128>",
        " buffers=1"},
