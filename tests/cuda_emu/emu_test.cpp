@@ -570,10 +570,11 @@ static void run_tunables(void) {
 /* The strategies with a thread per batch entry (BATCH_ENTRY, FIXED) get a
    grid of at most 8192 threads on the emulated one-multiprocessor device
    (bmm__cuda_blocks: 4 waves of 2048), which no default shape's batch
-   reaches: 8200 entries make their grid-stride loop turn. ASYNC's 2x3x5
-   groups of 21 entries over 64 blocks turn 6-7 times a block, the second
-   buffer filling while the first is summed (copies landing at the issue on
-   half the launches, at the wait on the other half). */
+   reaches: 8200 entries make their grid-stride loop turn. ASYNC's grid is
+   one wave of resident blocks (13-16 on the emulated multiprocessor by
+   dtype), so its 391 groups of 21 2x3x5 entries turn 24-31 times a block,
+   the second buffer filling while the first is summed (copies landing at
+   the issue on half the launches, at the wait on the other half). */
 static void run_grid_stride(void) {
   static const bmm_strategy per_entry[] = {BMM_CUDA_BATCH_ENTRY, BMM_CUDA_FIXED, BMM_CUDA_ASYNC};
   static const int lays[] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS, BMMX_BATCH_INNER};
