@@ -212,7 +212,9 @@ typedef struct bmm_c128 {
   X(CUDA_FIXED, cuda_fixed, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 4, 4, 0, BMM_CLAIM_CONJ,            \
     "a thread per batch entry, compile-time m x n bound, all in registers")                      \
   X(CUDA_ASYNC, cuda_async, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 32, 32, 128, BMM_CLAIM_CONJ,        \
-    "batch groups streamed into two shared buffers by asynchronous copies")
+    "batch groups streamed into two shared buffers by asynchronous copies")                      \
+  X(CUDA_WARP_STAGED, cuda_warp_staged, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 32, 32, 128,            \
+    BMM_CLAIM_CONJ, "batch groups staged per warp, synchronised by __syncwarp only")
 
 /* X(ENUM, message) */
 #define BMM_STATUSES(X)                                               \

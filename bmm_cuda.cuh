@@ -580,12 +580,13 @@ static size_t bmm__cuda_acc_size(bmm_dtype dt) {
 typedef struct bmm__cuda_args {
   bmm_plan pl;
   int lanes;      /* WARP: sub-warp width, a power of two in 2..32 */
-  int per_block;  /* STAGED: batch entries per block */
+  int per_block;  /* STAGED: batch entries per block (WARP_STAGED: per warp) */
   int a_ld;       /* STAGED: shared-memory row stride of A (k + pad) */
   int b_ld;       /* STAGED: shared-memory stride between B entries */
   int vec;        /* STAGED: global load width in bytes (element size..16) */
   int b_off;      /* STAGED: element offset of B in shared memory */
-  int buf;        /* ASYNC: element offset of the second buffer from the first */
+  int buf;        /* ASYNC: element offset of the second buffer from the first;
+                     WARP_STAGED: of each warp's part from the last */
   int a_cm, b_cm; /* STAGED, packed general: A / B column-major per entry */
 } bmm__cuda_args;
 
@@ -744,49 +745,63 @@ static __device__ __forceinline__ void bmm__cuda_st_vec(void *p, uint4 u, int vb
   }
 }
 
-/* Copy src[0..cnt) to dst, element e at (e / row) * ld + e % row. A scalar
-   head reaches vb-byte alignment, then vb-byte loads, then a scalar tail. */
-template <typename T>
+/* Copy src[0..cnt) to dst, element e at (e / row) * ld + e % row, by nt
+   threads of which this is t0 (a block, or a warp's lanes). A scalar head
+   reaches vb-byte alignment, then vb-byte loads, then a scalar tail. A
+   thread issues LOADS vector loads before it stores the first (LOADS of its
+   own bytes in flight: WARP_STAGED's few lanes need several). */
+template <typename T, int LOADS>
 static __device__ __forceinline__ void bmm__cuda_stage_vec(const T *__restrict__ src, int cnt,
-                                                           T *dst, int row, int ld, int vb) {
+                                                           T *dst, int row, int ld, int vb, int t0,
+                                                           int nt) {
   const int per = vb / (int)sizeof(T);
   const int mis = (int)(((uintptr_t)src % (unsigned)vb) / sizeof(T));
   int head = mis ? per - mis : 0, nvec, v, e;
   if (head > cnt) head = cnt;
   nvec = (cnt - head) / per;
-  for (e = (int)threadIdx.x; e < head; e += (int)blockDim.x)
+  for (e = t0; e < head; e += nt)
     dst[(e / row) * ld + e % row] = src[e];
-  for (v = (int)threadIdx.x; v < nvec; v += (int)blockDim.x) {
-    T x[16 / sizeof(T)];
-    const uint4 u = bmm__cuda_ldg_vec((const char *)(src + head) + (size_t)v * vb, vb);
-    int q, r, t;
-    e = head + v * per;
-    memcpy(x, &u, (size_t)vb);
-    if (ld == row && head == 0) {
-      bmm__cuda_st_vec(dst + e, u, vb);
-      continue;
-    }
-    q = e / row, r = e - q * row;
+  for (v = t0; v < nvec; v += LOADS * nt) {
+    uint4 u[LOADS];
+    int b;
 #pragma unroll
-    for (t = 0; t < per; ++t) {
-      dst[q * ld + r] = x[t];
-      if (++r == row) r = 0, ++q;
+    for (b = 0; b < LOADS; ++b)
+      if (v + b * nt < nvec)
+        u[b] = bmm__cuda_ldg_vec((const char *)(src + head) + (size_t)(v + b * nt) * vb, vb);
+#pragma unroll
+    for (b = 0; b < LOADS; ++b) {
+      T x[16 / sizeof(T)];
+      int q, r, t;
+      if (v + b * nt >= nvec) break;
+      e = head + (v + b * nt) * per;
+      if (ld == row && head == 0) {
+        bmm__cuda_st_vec(dst + e, u[b], vb);
+        continue;
+      }
+      memcpy(x, &u[b], (size_t)vb);
+      q = e / row, r = e - q * row;
+#pragma unroll
+      for (t = 0; t < per; ++t) {
+        dst[q * ld + r] = x[t];
+        if (++r == row) r = 0, ++q;
+      }
     }
   }
-  for (e = head + nvec * per + (int)threadIdx.x; e < cnt; e += (int)blockDim.x)
+  for (e = head + nvec * per + t0; e < cnt; e += nt)
     dst[(e / row) * ld + e % row] = src[e];
 }
 
-template <typename T>
+template <typename T, int LOADS>
 static __device__ __forceinline__ void bmm__cuda_stage_parts(const T *__restrict__ src, int cnt,
-                                                             T *dst, int row, int ld, int vec) {
+                                                             T *dst, int row, int ld, int vec,
+                                                             int t0, int nt) {
   if (vec >= 16 && 16 % sizeof(T) == 0)
-    bmm__cuda_stage_vec<T>(src, cnt, dst, row, ld, 16);
+    bmm__cuda_stage_vec<T, LOADS>(src, cnt, dst, row, ld, 16, t0, nt);
   else if (vec >= 8 && sizeof(T) <= 8)
-    bmm__cuda_stage_vec<T>(src, cnt, dst, row, ld, 8);
+    bmm__cuda_stage_vec<T, LOADS>(src, cnt, dst, row, ld, 8, t0, nt);
   else {
     int e;
-    for (e = (int)threadIdx.x; e < cnt; e += (int)blockDim.x)
+    for (e = t0; e < cnt; e += nt)
       dst[(e / row) * ld + e % row] = src[e];
   }
 }
@@ -795,13 +810,14 @@ static __device__ __forceinline__ void bmm__cuda_stage_parts(const T *__restrict
    aligned to its component (4 or 8 bytes), so its vector head is counted in
    components (element e, part q is component parts*e + q at
    (e / row) * parts*ld + parts*(e % row) + q: the same map, scaled). 2-byte
-   halves move 8 to a 16-byte load. */
-template <typename T>
+   halves move 8 to a 16-byte load. LOADS: vector loads a thread issues
+   before its first store (bmm__cuda_stage_vec). */
+template <typename T, int LOADS = 1>
 static __device__ __forceinline__ void bmm__cuda_stage(const T *__restrict__ src, int cnt, T *dst,
-                                                       int row, int ld, int vec) {
+                                                       int row, int ld, int vec, int t0, int nt) {
   typedef typename bmm__cuda_num<T>::part P;
   const int q = bmm__cuda_num<T>::parts;
-  bmm__cuda_stage_parts<P>((const P *)src, cnt * q, (P *)dst, row * q, ld * q, vec);
+  bmm__cuda_stage_parts<P, LOADS>((const P *)src, cnt * q, (P *)dst, row * q, ld * q, vec, t0, nt);
 }
 
 /* STAGED: a block stages the A and B spans of G consecutive batch entries
@@ -830,7 +846,7 @@ static __device__ __forceinline__ void bmm__cuda_staged_body(const bmm__cuda_arg
   T *C = (T *)pl->c.ptr, *sA = (T *)bmm__cuda_smem, *sB = sA + args.b_off;
   int64_t grp;
   if (use_ab && shared_b) {
-    bmm__cuda_stage<T>(B, k * n, sB, k * n, k * n, args.vec);
+    bmm__cuda_stage<T>(B, k * n, sB, k * n, k * n, args.vec, (int)threadIdx.x, (int)blockDim.x);
     __syncthreads();
   }
   for (grp = blockIdx.x; grp < groups; grp += gridDim.x) {
@@ -839,8 +855,11 @@ static __device__ __forceinline__ void bmm__cuda_staged_body(const bmm__cuda_arg
     T *Cg = C + b0 * mn;
     int o;
     if (use_ab) {
-      bmm__cuda_stage<T>(A + b0 * m * k, cnt * m * k, sA, a_row, a_ld, args.vec);
-      if (!shared_b) bmm__cuda_stage<T>(B + b0 * k * n, cnt * k * n, sB, k * n, b_ld, args.vec);
+      bmm__cuda_stage<T>(A + b0 * m * k, cnt * m * k, sA, a_row, a_ld, args.vec, (int)threadIdx.x,
+                         (int)blockDim.x);
+      if (!shared_b)
+        bmm__cuda_stage<T>(B + b0 * k * n, cnt * k * n, sB, k * n, b_ld, args.vec, (int)threadIdx.x,
+                           (int)blockDim.x);
       __syncthreads();
     }
     for (o = (int)threadIdx.x; o < outs; o += (int)blockDim.x) {
@@ -870,6 +889,31 @@ __global__ void bmm__cuda_staged(const __grid_constant__ bmm__cuda_args args) {
 template <typename T>
 __global__ void bmm__cuda_staged_gen(const __grid_constant__ bmm__cuda_args args) {
   bmm__cuda_staged_body<T, true>(args);
+}
+
+/* The sums of a row-major group in shared memory (A's rows a_ld apart, B's
+   entries b_ld apart or one shared B): outputs t0, t0 + nt, ... of its cnt
+   entries, written into the group's packed C span Cg. */
+template <typename T>
+static __device__ __forceinline__ void bmm__cuda_group_sums(const bmm_plan *pl, const T *sA,
+                                                            const T *sB, int a_ld, int b_ld,
+                                                            int cnt, T *Cg, int t0, int nt) {
+  typedef bmm__cuda_num<T> N;
+  const int ca = pl->a.conj, cb = pl->b.conj, shared_b = pl->layout == BMM_LAYOUT_SHARED_B;
+  const int m = (int)pl->m, n = (int)pl->n, k = (int)pl->k, mn = m * n, outs = cnt * mn;
+  int o;
+  for (o = t0; o < outs; o += nt) {
+    const int g = o / mn, r = o - g * mn, i = r / n, j = r - i * n;
+    typename N::acc acc = N::zero();
+    if (pl->use_ab) {
+      const T *ar = sA + (g * m + i) * a_ld, *bc = sB + (shared_b ? 0 : g * b_ld) + j;
+      int l;
+#pragma unroll 4
+      for (l = 0; l < k; ++l)
+        N::mad(acc, N::ld(ar + l, ca), N::ld(bc + l * n, cb));
+    }
+    bmm__cuda_epilogue<T>(pl, Cg + o, acc, j);
+  }
 }
 
 /* Asynchronous copies global -> shared of BYTES (4, 8 or 16): cp.async on
@@ -961,11 +1005,9 @@ static __device__ __forceinline__ void bmm__cuda_async_issue(const bmm__cuda_arg
    (plain copies) after both buffers. args.buf = 0: one buffer (the pick
    found no room for two), each group waited for before it is summed. */
 template <typename T> __global__ void bmm__cuda_async(const __grid_constant__ bmm__cuda_args args) {
-  typedef bmm__cuda_num<T> N;
   const bmm_plan *pl = &args.pl;
-  const int ca = pl->a.conj, cb = pl->b.conj;
   const int m = (int)pl->m, n = (int)pl->n, k = (int)pl->k, mn = m * n;
-  const int G = args.per_block, a_ld = args.a_ld, b_ld = args.b_ld, use_ab = pl->use_ab;
+  const int G = args.per_block, use_ab = pl->use_ab;
   const int shared_b = pl->layout == BMM_LAYOUT_SHARED_B;
   const int64_t nb = pl->batch, groups = (nb + G - 1) / G;
   T *C = (T *)pl->c.ptr, *smem = (T *)bmm__cuda_smem;
@@ -974,15 +1016,15 @@ template <typename T> __global__ void bmm__cuda_async(const __grid_constant__ bm
   int q = 0;
   if (use_ab) {
     if (shared_b)
-      bmm__cuda_stage<T>((const T *)pl->b.ptr, k * n, smem + args.b_off, k * n, k * n, args.vec);
+      bmm__cuda_stage<T>((const T *)pl->b.ptr, k * n, smem + args.b_off, k * n, k * n, args.vec,
+                         (int)threadIdx.x, (int)blockDim.x);
     if (two && grp < groups) bmm__cuda_async_issue<T>(args, grp, 0);
     bmm__cuda_cp_commit();
   }
   for (; grp < groups; grp += gridDim.x, q ^= two) {
     const int64_t b0 = grp * G, nxt = grp + gridDim.x;
-    const int cnt = (int)(nb - b0 < G ? nb - b0 : G), outs = cnt * mn;
+    const int cnt = (int)(nb - b0 < G ? nb - b0 : G);
     const T *sA = smem + q * args.buf, *sB = smem + args.b_off + (shared_b ? 0 : q * args.buf);
-    int o;
     if (use_ab && two) {
       /* the next group streams into the other buffer, which every thread
          finished summing before the barrier that ended the last turn */
@@ -996,21 +1038,50 @@ template <typename T> __global__ void bmm__cuda_async(const __grid_constant__ bm
       bmm__cuda_cp_wait<0>();
       __syncthreads();
     }
-    for (o = (int)threadIdx.x; o < outs; o += (int)blockDim.x) {
-      const int g = o / mn, r = o - g * mn, i = r / n, j = r - i * n;
-      typename N::acc acc = N::zero();
-      if (use_ab) {
-        const T *ar = sA + (g * m + i) * a_ld, *bc = sB + (shared_b ? 0 : g * b_ld) + j;
-        int l;
-#pragma unroll 4
-        for (l = 0; l < k; ++l)
-          N::mad(acc, N::ld(ar + l, ca), N::ld(bc + l * n, cb));
-      }
-      bmm__cuda_epilogue<T>(pl, C + b0 * mn + o, acc, j);
-    }
+    bmm__cuda_group_sums<T>(pl, sA, sB, args.a_ld, args.b_ld, cnt, C + b0 * mn, (int)threadIdx.x,
+                            (int)blockDim.x);
     if (use_ab) __syncthreads();
   }
   if (use_ab) bmm__cuda_cp_wait<0>(); /* the last turn's group is empty: nothing lands after exit */
+}
+
+/* WARP_STAGED: STAGED for tiny entries, a warp at a time (issue 20: where a
+   block-wide barrier costs more than the sums). Each warp stages the spans
+   of its own group of per_block entries into its own part of shared memory
+   (args.buf elements apart; 16-byte loads, several per lane), waits for its
+   own lanes only (__syncwarp) and sums the group. A warp's groups follow
+   each other warp-stride, so its loop and its __syncwarp are uniform over
+   its lanes. A shared B is staged once, by the block, before any group. */
+#define BMM__CUDA_WARP_LOADS 4 /* 16-byte loads a lane has in flight while staging */
+template <typename T>
+__global__ void bmm__cuda_warp_staged(const __grid_constant__ bmm__cuda_args args) {
+  const bmm_plan *pl = &args.pl;
+  const int m = (int)pl->m, n = (int)pl->n, k = (int)pl->k, G = args.per_block;
+  const int lane = (int)(threadIdx.x & 31u), warp = (int)(threadIdx.x >> 5);
+  const int warps = (int)(blockDim.x >> 5), shared_b = pl->layout == BMM_LAYOUT_SHARED_B;
+  const int64_t nb = pl->batch, groups = (nb + G - 1) / G;
+  const T *A = (const T *)pl->a.ptr, *B = (const T *)pl->b.ptr;
+  T *C = (T *)pl->c.ptr, *sA = (T *)bmm__cuda_smem + warp * args.buf;
+  T *sB = shared_b ? (T *)bmm__cuda_smem + warps * args.buf : sA + args.b_off;
+  int64_t grp;
+  if (pl->use_ab && shared_b) {
+    bmm__cuda_stage<T>(B, k * n, sB, k * n, k * n, args.vec, (int)threadIdx.x, (int)blockDim.x);
+    __syncthreads();
+  }
+  for (grp = (int64_t)blockIdx.x * warps + warp; grp < groups; grp += (int64_t)gridDim.x * warps) {
+    const int64_t b0 = grp * G;
+    const int cnt = (int)(nb - b0 < G ? nb - b0 : G);
+    if (pl->use_ab) {
+      bmm__cuda_stage<T, BMM__CUDA_WARP_LOADS>(A + b0 * m * k, cnt * m * k, sA, k, args.a_ld,
+                                               args.vec, lane, 32);
+      if (!shared_b)
+        bmm__cuda_stage<T, BMM__CUDA_WARP_LOADS>(B + b0 * k * n, cnt * k * n, sB, k * n, args.b_ld,
+                                                 args.vec, lane, 32);
+      __syncwarp();
+    }
+    bmm__cuda_group_sums<T>(pl, sA, sB, args.a_ld, args.b_ld, cnt, C + b0 * m * n, lane, 32);
+    if (pl->use_ab) __syncwarp(); /* every lane is done with the group before the next lands */
+  }
 }
 
 /* TILED: a TL x TL tile of one C[b] per block iteration, K in steps of 16
@@ -1397,18 +1468,19 @@ __global__ void bmm__cuda_add_bias(const __grid_constant__ bmm__cuda_args args) 
 #define BMM__CUDA_FIXED_VARIANT(X, MM, NN)                    \
   X(fixed##MM##x##NN, CUDA_FIXED, bmm__cuda_fixed##MM##x##NN, \
     "a thread per entry, m x n in registers")
-#define BMM__CUDA_VARIANTS(X)                                                                 \
-  X(loop, CUDA_LOOP, bmm__cuda_loop, "a thread per output")                                   \
-  X(warp, CUDA_WARP, bmm__cuda_warp, "a sub-warp per output, K split over its lanes")         \
-  X(staged, CUDA_STAGED, bmm__cuda_staged, "batch groups staged in shared memory")            \
-  X(staged_gen, CUDA_STAGED, bmm__cuda_staged_gen, "staged, operands column-major per entry") \
-  X(async, CUDA_ASYNC, bmm__cuda_async, "staged through two buffers by asynchronous copies")  \
-  X(tiled32, CUDA_TILED, bmm__cuda_tiled32, "32x32 tiles, 2x2 outputs per thread")            \
-  X(tiled64, CUDA_TILED, bmm__cuda_tiled64, "64x64 tiles, 4x4 outputs per thread")            \
-  X(batch_inner, CUDA_BATCH_INNER, bmm__cuda_batch_inner, "a thread per output, b fastest")   \
-  X(batch_entry4, CUDA_BATCH_ENTRY, bmm__cuda_batch_entry4, "a thread per entry, m, n <= 4")  \
-  X(batch_entry8, CUDA_BATCH_ENTRY, bmm__cuda_batch_entry8, "a thread per entry, m, n <= 8")  \
-  X(add_bias, CUDA_CUBLAS, bmm__cuda_add_bias, "the bias row added after cuBLAS")             \
+#define BMM__CUDA_VARIANTS(X)                                                                   \
+  X(loop, CUDA_LOOP, bmm__cuda_loop, "a thread per output")                                     \
+  X(warp, CUDA_WARP, bmm__cuda_warp, "a sub-warp per output, K split over its lanes")           \
+  X(staged, CUDA_STAGED, bmm__cuda_staged, "batch groups staged in shared memory")              \
+  X(staged_gen, CUDA_STAGED, bmm__cuda_staged_gen, "staged, operands column-major per entry")   \
+  X(async, CUDA_ASYNC, bmm__cuda_async, "staged through two buffers by asynchronous copies")    \
+  X(warp_staged, CUDA_WARP_STAGED, bmm__cuda_warp_staged, "groups staged per warp, __syncwarp") \
+  X(tiled32, CUDA_TILED, bmm__cuda_tiled32, "32x32 tiles, 2x2 outputs per thread")              \
+  X(tiled64, CUDA_TILED, bmm__cuda_tiled64, "64x64 tiles, 4x4 outputs per thread")              \
+  X(batch_inner, CUDA_BATCH_INNER, bmm__cuda_batch_inner, "a thread per output, b fastest")     \
+  X(batch_entry4, CUDA_BATCH_ENTRY, bmm__cuda_batch_entry4, "a thread per entry, m, n <= 4")    \
+  X(batch_entry8, CUDA_BATCH_ENTRY, bmm__cuda_batch_entry8, "a thread per entry, m, n <= 8")    \
+  X(add_bias, CUDA_CUBLAS, bmm__cuda_add_bias, "the bias row added after cuBLAS")               \
   BMM__CUDA_FIXED_SIZES(BMM__CUDA_FIXED_VARIANT, X)
 
 typedef enum bmm__cuda_variant {
@@ -1739,6 +1811,99 @@ static bmm_status bmm__cuda_shape_cuda_staged(const bmm_plan *pl, const bmm__cud
 static bmm_status bmm__cuda_shape_cuda_async(const bmm_plan *pl, const bmm__cuda_device *d,
                                              bmm__cuda_launch *L) {
   return bmm__cuda_shape_groups(pl, d, L, 1);
+}
+
+/* Entries after which spans of `bytes` each are back on 16 bytes: a power
+   of two, at most 16. */
+static int64_t bmm__cuda_align_period(int64_t bytes) {
+  int64_t p = 1;
+  while (p < 16 && (bytes * p) % 16)
+    p *= 2;
+  return p;
+}
+
+/* WARP_STAGED: a group of entries per warp, each warp's spans in its own
+   part of shared memory (rounded to 16 bytes), a shared B once after them */
+static bmm_status bmm__cuda_shape_cuda_warp_staged(const bmm_plan *pl, const bmm__cuda_device *d,
+                                                   bmm__cuda_launch *L) {
+  const int64_t m = pl->m, n = pl->n, k = pl->k, es = (int64_t)bmm_dtype_size(pl->dtype);
+  const int shared_b = pl->layout == BMM_LAYOUT_SHARED_B;
+  const int64_t limit = d->sms > 0 ? d->smem_optin : BMM__CUDA_SMEM_DEFAULT;
+  const int64_t fixed = pl->use_ab && shared_b ? k * n * es : 0;
+  int64_t a_ld = k, b_ld = k * n, per_entry, g, warps, b_off, wbuf;
+  int vec = pl->rule.vec ? pl->rule.vec : 16;
+  const char *group_why, *warps_why = pl->rule.threads ? "from the rule" : "4";
+  if (pl->rule.pad)
+    a_ld += pl->rule.pad, b_ld += pl->rule.pad;
+  else
+    a_ld |= 1, b_ld |= 1;
+  if (vec < (int)es) vec = (int)es;
+  L->variant = BMM__CUDA_V_warp_staged;
+  L->block = bmm__cuda_threads(pl, 128);
+  warps = L->block / 32;
+  /* a warp's part: its entries plus up to 30 bytes of 16-byte rounding */
+  per_entry = pl->use_ab ? (m * a_ld + (shared_b ? 0 : b_ld)) * es : 0;
+  if (pl->rule.batch_per_block) {
+    g = pl->rule.batch_per_block;
+    group_why = "from the rule";
+  } else {
+    /* one round of loads: the entries whose spans fill every lane's
+       BMM__CUDA_WARP_LOADS 16-byte loads (2 KiB a warp; f32 3x1x5: 25
+       entries), so a group costs one trip to memory and shared memory
+       stays small enough not to limit the blocks per multiprocessor */
+    const int64_t bytes = (m * k + (shared_b ? 0 : k * n)) * es;
+    g = bytes ? (int64_t)BMM__CUDA_WARP_LOADS * 32 * 16 / bytes : 1;
+    group_why = "one 16-byte load round of the warp's lanes";
+    /* whole 16-byte periods of A's and B's spans, so that every group's
+       copies start aligned where the first does (no scalar heads) */
+    {
+      const int64_t pa = bmm__cuda_align_period(m * k * es);
+      const int64_t pb = shared_b ? 1 : bmm__cuda_align_period(k * n * es);
+      const int64_t per = pa > pb ? pa : pb; /* powers of two: the larger is their lcm */
+      if (g >= per) g -= g % per;
+    }
+    if (per_entry && warps * (g * per_entry + 32) + fixed > BMM__CUDA_SMEM_DEFAULT) {
+      g = ((BMM__CUDA_SMEM_DEFAULT - fixed) / warps - 32) / per_entry;
+      group_why = "as many as fit 48 KiB";
+    }
+  }
+  if (g > pl->batch) g = pl->batch;
+  if (g < 1) g = 1;
+  /* where the warps' parts outgrow the device: fewer entries, then fewer
+     warps, then a refusal */
+  if (per_entry && warps * (g * per_entry + 32) + fixed > limit) {
+    g = ((limit - fixed) / warps - 32) / per_entry;
+    group_why = "cut to what the device's shared memory holds";
+    if (g < 1) {
+      g = 1;
+      warps = (limit - fixed) / (per_entry + 32);
+      warps_why = "as many as the device's shared memory holds one entry each";
+      if (warps < 1)
+        return bmm__fail(BMM_UNSUPPORTED,
+                         "cuda_warp_staged needs %lld bytes of shared memory for one batch entry "
+                         "(m=%lld n=%lld k=%lld), the device allows %lld",
+                         (long long)(per_entry + 32 + fixed), (long long)m, (long long)n,
+                         (long long)k, (long long)limit);
+      L->block = (int)warps * 32;
+    }
+  }
+  b_off = (g * m * a_ld * es + 15) / 16 * 16 / es;
+  wbuf = ((b_off + (shared_b ? 0 : g * b_ld)) * es + 15) / 16 * 16 / es;
+  L->smem = pl->use_ab ? (size_t)((warps * wbuf + (shared_b ? k * n : 0)) * es) : 0;
+  L->args.per_block = (int)g;
+  L->args.a_ld = (int)a_ld;
+  L->args.b_ld = (int)b_ld;
+  L->args.b_off = (int)b_off;
+  L->args.buf = (int)wbuf;
+  L->args.vec = vec;
+  L->grid = bmm__cuda_blocks(bmm__ceil_div(bmm__ceil_div(pl->batch, g), warps), 1, L->block, d);
+  BMM__CUDA_WHY(L,
+                "batch_per_block (entries per warp): %s; warps: %s; a_ld, b_ld: %s; vec: %s; "
+                "__syncwarp only (a shared B: one block barrier)",
+                group_why, warps_why,
+                pl->rule.pad ? "padded by the rule" : "odd against bank conflicts",
+                pl->rule.vec ? "from the rule" : "16 bytes (narrower where misaligned)");
+  return BMM_OK;
 }
 
 static bmm_status bmm__cuda_shape_cuda_tiled(const bmm_plan *pl, const bmm__cuda_device *d,
@@ -2142,6 +2307,11 @@ static bmm_status bmm__cuda_explain(const bmm_problem *p, char *buf, size_t len)
     if (L.variant == BMM__CUDA_V_staged_gen && used < len)
       used += (size_t)snprintf(buf + used, len - used, " a=%s b=%s", L.args.a_cm ? "col" : "row",
                                L.args.b_cm ? "col" : "row");
+    break;
+  case BMM__CUDA_V_warp_staged:
+    used += (size_t)snprintf(buf + used, len - used,
+                             " batch_per_block=%d (per warp) warps=%d a_ld=%d b_ld=%d vec=%dB",
+                             L.args.per_block, L.block / 32, L.args.a_ld, L.args.b_ld, L.args.vec);
     break;
   case BMM__CUDA_V_tiled32:
   case BMM__CUDA_V_tiled64:

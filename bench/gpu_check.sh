@@ -42,9 +42,11 @@
 #                        c64, c128) x every claiming strategy + AUTO + cuBLAS,
 #                        M 87 s (a direct rerun; 75 s was too short) / 92 s;
 #                        cuda_async since 2026-11-28 (one more strategy on
-#                        the row-major and shared-B rows): E +10-15%
+#                        the row-major and shared-B rows): E +10-15%, and
+#                        as much again for cuda_warp_staged (same evening)
 #   sweep         B 70   the seed sweep K = 5..50, f32 + f64, M 43 s / 46 s
-#                        (E +15% with cuda_async)
+#                        (E +15% with cuda_async, +15% more with
+#                        cuda_warp_staged)
 #   model         B 30   build/bmm-model --suite/--sweep (CPU), f32 and f64
 #                        (the dtypes its constants were fitted on), suite and
 #                        sweep at once: E 11 s (dev VM under load). Skipped,
@@ -61,14 +63,15 @@
 #                        as 16^3, seed rows >= 109 entries): M 38 s on H200
 #                        (at 2^22 it timed out at 75 s after 155 runs on the
 #                        H100, at 2^18 after 236 on the H200)
-#   tune          B 150  bmm-tune-cuda with cuBLAS, tools/grids/cuda.txt (L2
+#   tune          B 170  bmm-tune-cuda with cuBLAS, tools/grids/cuda.txt (L2
 #                        flushed before every timed call), validated on the
 #                        suite and the seed sweep K = 1..64: M 84 / 77 s on
 #                        H200 (2026-11-26 / -28, 104 grid problems and the
 #                        suite less square1024, whose whole host check ran
 #                        the H100's step out of time; now checked on 8 rows);
 #                        E ~125 s with 122 grid problems and the sweep,
-#                        ~135 s with cuda_async's 3 configurations
+#                        ~135 s with cuda_async's 3 configurations, ~150 s
+#                        with cuda_warp_staged's 4 (45 in the grid)
 #   tables        B 60 each: AUTO alone under each tables/smXY_*.txt and the
 #                        tuned table (suite + sweep K = 1..64), E 40 s each
 #   report        B 30   bench/report.py -> RESULTS_generated.md + PNGs, E 5 s
@@ -453,7 +456,7 @@ want sanitize && sanitize "" "$BIN/bench_gpu --sanitize --require-gpu" 30 30 60
 # known yet
 if want tune; then
   if [ -n "$DRY" ]; then # the real program and grid: it parses them, measures nothing
-    step tune 150 "$BIN/bmm-tune-cuda --list && $BIN/bmm-tune-cuda --list --quick > /dev/null"
+    step tune 170 "$BIN/bmm-tune-cuda --list && $BIN/bmm-tune-cuda --list --quick > /dev/null"
   else
     # validated on the whole suite and the seed sweep K = 1..64 (f32, f64),
     # which the H200's tuned table of 2026-11-28 lost at K = 7, 8 and 31..33
@@ -462,7 +465,7 @@ if want tune; then
     # first and last 4 rows of C in an entry over 2^24 multiply-adds (its
     # whole check took ~40 s a dtype, H100, 2026-11-26; left out, that table
     # sent square1024 f64 to cuda_loop, 32x slower). E +35 s for the sweep
-    step tune 150 "{ cat bench/suite.csv; for d in f32 f64; do for k in \$(seq 1 64); do echo sweep_k\$k,\$d,1000000,3,1,\$k,rowmajor; done; done; } > '$WORK/tune_suite.csv' && $BIN/bmm-tune-cuda --suite '$WORK/tune_suite.csv' --out '$WORK/tuned_sm$CC_GPU.txt' --header '$WORK/tuned_sm$CC_GPU.h'"
+    step tune 170 "{ cat bench/suite.csv; for d in f32 f64; do for k in \$(seq 1 64); do echo sweep_k\$k,\$d,1000000,3,1,\$k,rowmajor; done; done; } > '$WORK/tune_suite.csv' && $BIN/bmm-tune-cuda --suite '$WORK/tune_suite.csv' --out '$WORK/tuned_sm$CC_GPU.txt' --header '$WORK/tuned_sm$CC_GPU.h'"
   fi
 fi
 # tables: AUTO alone (suite and the sweep K = 1..64) under each table file for

@@ -115,6 +115,29 @@ def table_lines(folder, default_rows, copy):
     return out
 
 
+def against_staged(rows, news=("cuda_async", "cuda_warp_staged")):
+    """The strategies not yet in a table, forced, against cuda_staged row by row
+    (suite and sweep, every dtype): x = staged ms / its ms, > 1 faster."""
+    ms = {(r["name"], r["dtype"], r["layout"], r.get("strategy")): num(r.get("ms")) for r in rows}
+    out = []
+    for s in news:
+        xs = []
+        for (name, dt, lay, st), t in ms.items():
+            base = ms.get((name, dt, lay, "cuda_staged"))
+            if st == s and t and base:
+                xs.append((base / t, "%s/%s" % (name, dt)))
+        if not xs:
+            out.append("-- %s vs cuda_staged: no rows timed (forced strategies not run?)" % s)
+            continue
+        xs.sort()
+        geo = math.exp(sum(math.log(x) for x, _ in xs) / len(xs))
+        out.append("-- %s vs cuda_staged (staged ms / its ms, >1 faster): geomean %.2f over %d "
+                   "rows, %d faster; best %.2f (%s), worst %.2f (%s)" % (
+                       s, geo, len(xs), sum(x > 1 for x, _ in xs), xs[-1][0], xs[-1][1],
+                       xs[0][0], xs[0][1]))
+    return out
+
+
 def fmt(v, spec="%.0f", none="-"):
     return none if v is None else spec % v
 
@@ -201,6 +224,7 @@ def main():
         if line:
             lines.append("-- sweep %s AUTO: %s" % (dt, line))
     lines += table_lines(folder, bench + sweep, copy)
+    lines += against_staged(bench + sweep)
     for r in bench:
         if r.get("strategy") == "auto_back_to_back":
             lines.append("-- launch cost (tiny, back to back): %s us per call (%s)" % (

@@ -549,19 +549,24 @@ static void test_forced(cudaStream_t st) {
 /* cuda_async's grid is one wave of resident blocks: with 10^5 entries of
    3x1x25 in groups of 42 each block turns through several groups, the next
    streaming in by cp.async while it sums this one (the tunables' small
-   batches give every block one group). Every entry checked. */
-static void test_async_turns(cudaStream_t st) {
+   batches give every block one group). cuda_warp_staged's warps turn
+   through groups of 1-10 entries by dtype (2048 bytes of spans each).
+   Every entry checked. */
+static void test_group_turns(cudaStream_t st) {
   static const int lays[] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS};
+  static const bmm_strategy strats[] = {BMM_CUDA_ASYNC, BMM_CUDA_WARP_STAGED};
   int di, li;
-  for (di = 0; di < NDTYPES; ++di)
-    for (li = 0; li < 2; ++li) {
-      run_spec r;
-      memset(&r, 0, sizeof r);
-      r.c = mk("async_turns", all_dtypes[di], 100000, 3, 1, 25, lays[li]);
-      r.alpha = 0.75, r.beta = -1.25, r.bias = li;
-      r.strategy = BMM_CUDA_ASYNC;
-      run_one(&r, st);
-    }
+  size_t si;
+  for (si = 0; si < sizeof strats / sizeof strats[0]; ++si)
+    for (di = 0; di < NDTYPES; ++di)
+      for (li = 0; li < 2; ++li) {
+        run_spec r;
+        memset(&r, 0, sizeof r);
+        r.c = mk("group_turns", all_dtypes[di], 100000, 3, 1, 25, lays[li]);
+        r.alpha = 0.75, r.beta = -1.25, r.bias = li;
+        r.strategy = strats[si];
+        run_one(&r, st);
+      }
 }
 
 /* Tunables reach the kernels only through a table: install one-rule tables
@@ -571,16 +576,29 @@ static void test_tunables(cudaStream_t st) {
     bmm_strategy s;
     int threads, batch_per_block, lanes, vec, tile, pad;
   } tun[] = {
-      {BMM_CUDA_LOOP, 32, 0, 0, 0, 0, 0},        {BMM_CUDA_LOOP, 1024, 0, 0, 0, 0, 0},
-      {BMM_CUDA_WARP, 0, 0, 2, 0, 0, 0},         {BMM_CUDA_WARP, 0, 0, 4, 0, 0, 0},
-      {BMM_CUDA_WARP, 64, 0, 8, 0, 0, 0},        {BMM_CUDA_WARP, 0, 0, 16, 0, 0, 0},
-      {BMM_CUDA_WARP, 96, 0, 32, 0, 0, 0},       {BMM_CUDA_STAGED, 32, 1, 0, 4, 0, 0},
-      {BMM_CUDA_STAGED, 96, 3, 0, 8, 0, 1},      {BMM_CUDA_STAGED, 1024, 200, 0, 16, 0, 2},
-      {BMM_CUDA_STAGED, 128, 7, 0, 16, 0, 3},    {BMM_CUDA_STAGED, 0, 0, 0, 8, 0, 0},
-      {BMM_CUDA_TILED, 0, 0, 0, 0, 32, 0},       {BMM_CUDA_TILED, 0, 0, 0, 0, 64, 0},
-      {BMM_CUDA_BATCH_INNER, 64, 0, 0, 0, 0, 0}, {BMM_CUDA_FIXED, 32, 0, 0, 0, 0, 0},
-      {BMM_CUDA_FIXED, 1024, 0, 0, 0, 0, 0},     {BMM_CUDA_ASYNC, 1024, 1, 0, 0, 0, 0},
-      {BMM_CUDA_ASYNC, 96, 3, 0, 8, 0, 1},       {BMM_CUDA_ASYNC, 32, 2, 0, 4, 0, 0},
+      {BMM_CUDA_LOOP, 32, 0, 0, 0, 0, 0},
+      {BMM_CUDA_LOOP, 1024, 0, 0, 0, 0, 0},
+      {BMM_CUDA_WARP, 0, 0, 2, 0, 0, 0},
+      {BMM_CUDA_WARP, 0, 0, 4, 0, 0, 0},
+      {BMM_CUDA_WARP, 64, 0, 8, 0, 0, 0},
+      {BMM_CUDA_WARP, 0, 0, 16, 0, 0, 0},
+      {BMM_CUDA_WARP, 96, 0, 32, 0, 0, 0},
+      {BMM_CUDA_STAGED, 32, 1, 0, 4, 0, 0},
+      {BMM_CUDA_STAGED, 96, 3, 0, 8, 0, 1},
+      {BMM_CUDA_STAGED, 1024, 200, 0, 16, 0, 2},
+      {BMM_CUDA_STAGED, 128, 7, 0, 16, 0, 3},
+      {BMM_CUDA_STAGED, 0, 0, 0, 8, 0, 0},
+      {BMM_CUDA_TILED, 0, 0, 0, 0, 32, 0},
+      {BMM_CUDA_TILED, 0, 0, 0, 0, 64, 0},
+      {BMM_CUDA_BATCH_INNER, 64, 0, 0, 0, 0, 0},
+      {BMM_CUDA_FIXED, 32, 0, 0, 0, 0, 0},
+      {BMM_CUDA_FIXED, 1024, 0, 0, 0, 0, 0},
+      {BMM_CUDA_ASYNC, 1024, 1, 0, 0, 0, 0},
+      {BMM_CUDA_ASYNC, 96, 3, 0, 8, 0, 1},
+      {BMM_CUDA_ASYNC, 32, 2, 0, 4, 0, 0},
+      {BMM_CUDA_WARP_STAGED, 32, 1, 0, 4, 0, 0},
+      {BMM_CUDA_WARP_STAGED, 96, 3, 0, 16, 0, 3},
+      {BMM_CUDA_WARP_STAGED, 1024, 50, 0, 8, 0, 1},
   };
   static const int64_t tshapes[][4] = {{37, 3, 1, 25},  {11, 4, 5, 32}, {5, 32, 32, 40},
                                        {3, 70, 33, 65}, {9, 3, 1, 128}, {4, 1, 1, 1}};
@@ -620,7 +638,7 @@ static void test_tunables(cudaStream_t st) {
           }
   }
   result(bmm_set_table(BMM_BACKEND_CUDA, NULL, 0) == BMM_OK, "reset the CUDA table");
-  test_async_turns(st);
+  test_group_turns(st);
 }
 
 /* AUTO over every row of the public suite, nothing scaled, every result

@@ -65,7 +65,7 @@ typedef struct emu_record {
   uintptr_t site;
   uint64_t addr;
   int size, space, store;
-  uint32_t epoch; /* the barrier interval it ran in (for the model's load rounds) */
+  uint32_t epoch; /* the interval it ran in: barriers and the warp's __syncwarp (load rounds) */
 } emu_record;
 
 /* one lane's global load in the model's L1 order: its sector, its (warp,
@@ -83,10 +83,13 @@ typedef struct emu_site_cost {
   int size;
 } emu_site_cost;
 
+/* per 2-byte unit of shared memory: its accesses in this barrier interval
+   (epoch); warp: the one warp that made them all (-1: several), wsync: its
+   __syncwarp count then (a later __syncwarp of that warp orders them) */
 typedef struct emu_shadow {
-  uint32_t epoch;
+  uint32_t epoch, wsync;
   int16_t writer, reader;
-  uint8_t many_readers;
+  int8_t many_readers, warp;
 } emu_shadow;
 
 static struct emu_check_state {
@@ -97,6 +100,8 @@ static struct emu_check_state {
   size_t smem;         /* dynamic shared bytes of this launch */
   int64_t grid, block; /* and its shape */
   uint32_t epoch;      /* advances at each block start and barrier */
+  uint32_t wsync[32];  /* per warp: its __syncwarp count */
+  uint32_t interval;   /* traced records' interval: at barriers and __syncwarp */
   int checks;          /* the safety checks on */
   std::vector<emu_region> regions;
   std::vector<emu_shadow> shadow;
@@ -205,9 +210,14 @@ EMU_NOTRACE static inline void emu_check_access(uintptr_t site, uint64_t addr, i
       uint64_t w;
       for (w = (addr - sh_lo) / 2; w <= (addr + (uint64_t)size - 1 - sh_lo) / 2; ++w) {
         emu_shadow &s = g_chk.shadow[w];
-        const int t = g_chk.thread;
-        if (s.epoch != g_chk.epoch)
-          s.epoch = g_chk.epoch, s.writer = s.reader = -1, s.many_readers = 0;
+        const int t = g_chk.thread, wp = t / 32;
+        /* a new barrier interval, or every access so far by this warp
+           before its latest __syncwarp: nothing to race with */
+        if (s.epoch != g_chk.epoch || (s.warp == wp && s.wsync != g_chk.wsync[wp]))
+          s.epoch = g_chk.epoch, s.writer = s.reader = -1, s.many_readers = 0, s.warp = (int8_t)wp,
+          s.wsync = g_chk.wsync[wp];
+        else if (s.warp != wp)
+          s.warp = -1;
         if (s.writer >= 0 && s.writer != t)
           emu_check_fail("shared-memory race: thread %d %ss byte %llu of shared memory that "
                          "thread %d wrote since the last barrier",
@@ -227,7 +237,7 @@ EMU_NOTRACE static inline void emu_check_access(uintptr_t site, uint64_t addr, i
     }
   }
   if (g_chk.tracing) {
-    emu_record r = {site, addr, size, space, store, g_chk.epoch};
+    emu_record r = {site, addr, size, space, store, g_chk.interval};
     g_chk.recs[g_chk.thread].push_back(r);
   }
 }
@@ -241,7 +251,7 @@ EMU_NOTRACE static inline void emu_check_launch(size_t smem, const void *args, s
     g_chk.shadow.resize((size_t)(__stop_bmm_emu_shared - __start_bmm_emu_shared) / 2 + 1);
 }
 EMU_NOTRACE static inline void emu_check_block_begin(int64_t block, int nthreads) {
-  ++g_chk.epoch;
+  ++g_chk.epoch, ++g_chk.interval;
   g_chk.tracing = block < g_chk.trace_blocks;
   if (g_chk.tracing) {
     g_chk.recs.assign((size_t)nthreads, std::vector<emu_record>());
@@ -249,8 +259,13 @@ EMU_NOTRACE static inline void emu_check_block_begin(int64_t block, int nthreads
   }
 }
 EMU_NOTRACE static inline void emu_check_barrier(void) {
-  ++g_chk.epoch;
+  ++g_chk.epoch, ++g_chk.interval;
   g_chk.traced_barriers += g_chk.tracing;
+}
+/* a warp's __syncwarp: its lanes' shared accesses are ordered; a new traced
+   interval (the model's load rounds), not a block barrier */
+EMU_NOTRACE static inline void emu_check_warpsync(int warp) {
+  ++g_chk.wsync[warp], ++g_chk.interval;
 }
 EMU_NOTRACE static inline void emu_check_enter(int thread, const void *stack, size_t stack_bytes) {
   g_chk.active = 1, g_chk.thread = thread;

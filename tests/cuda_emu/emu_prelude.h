@@ -6,7 +6,7 @@
    runtime calls.
 
    Every thread of a block is a fiber (ucontext) on one OS thread: a fiber
-   runs until __syncthreads() or a shuffle, so the interleaving is fixed and
+   runs until __syncthreads(), __syncwarp() or a shuffle, so the interleaving is fixed and
    a missing barrier shows as wrong results, not as a rare race. This models
    arithmetic, indexing, shared-memory staging, barriers and shuffles; it
    says nothing about speed or the memory model (every access here is
@@ -67,6 +67,10 @@ void bmm_emu_syncthreads(void);
    a 0xffffffff mask; the value travels as a double, exact for f32 and f64 */
 double bmm_emu_shfl_xor(unsigned mask, double v, int lane_mask, int width);
 #define __syncthreads() bmm_emu_syncthreads()
+/* a warp's barrier: all 32 lanes must arrive with the full mask; it orders
+   shared-memory accesses between the lanes of that warp only */
+void bmm_emu_syncwarp(unsigned mask = 0xffffffffu);
+#define __syncwarp(...) bmm_emu_syncwarp(__VA_ARGS__)
 /* always inlined: bmm_emu_shfl_xor's return address is then the kernel's
    call site, and every lane of a warp must shuffle from the same one */
 template <class T>

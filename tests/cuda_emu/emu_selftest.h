@@ -7,7 +7,8 @@
       should be written and then with one bug: the checked build must pass
       the first and name the bug in the second (an off-by-one shared index,
       a race, a misaligned 16-byte load, a read past an operand, shuffles at
-      two call sites);
+      two call sites, lanes exchanging without __syncwarp, warps exchanging
+      over one, a __syncwarp that half a warp never reaches);
    3. the bandwidth model (tools/model/bmm_model.h): its curve on made-up
       traffic, and the load rounds traced from two calibration fixtures;
    4. a traced bmm launch whose conflict is known: cuda_staged at K = 32 with
@@ -220,6 +221,40 @@ __global__ void emu_fixture_race(const st_args a) {
   a.dst[t] = s[(t + 1) % (int)blockDim.x];
 }
 
+/* exchange with the lane next door through shared memory; bug: no
+   __syncwarp between the store and the load */
+__global__ void emu_fixture_warpx(const st_args a) {
+  float *s = (float *)bmm__cuda_smem;
+  const int t = (int)threadIdx.x;
+  s[t] = a.src[t];
+  if (!a.bug) __syncwarp();
+  a.dst[t] = s[t ^ 1];
+}
+
+/* exchange with the other warp of the block; bug: __syncwarp where the
+   warps need __syncthreads (it orders one warp's lanes, not two warps) */
+__global__ void emu_fixture_warpcross(const st_args a) {
+  float *s = (float *)bmm__cuda_smem;
+  const int t = (int)threadIdx.x;
+  s[t] = a.src[t];
+  if (a.bug)
+    __syncwarp();
+  else
+    __syncthreads();
+  a.dst[t] = s[t ^ 32];
+}
+
+/* a warp sum through shared memory; bug: odd lanes leave before the
+   __syncwarp (a full mask needs every lane) */
+__global__ void emu_fixture_warppart(const st_args a) {
+  float *s = (float *)bmm__cuda_smem;
+  const int t = (int)threadIdx.x;
+  if (a.bug && (t & 1)) return;
+  s[t] = a.src[t];
+  __syncwarp();
+  a.dst[t] = s[t ^ 2];
+}
+
 /* 16-byte loads; bug: from one element past a 16-byte boundary */
 __global__ void emu_fixture_misaligned(const st_args a) {
   const int t = (int)threadIdx.x;
@@ -296,6 +331,9 @@ ST_LAUNCHER(race, 64)
 ST_LAUNCHER(misaligned, 32)
 ST_LAUNCHER(oob, 64)
 ST_LAUNCHER(shfl, 32)
+ST_LAUNCHER(warpx, 64)
+ST_LAUNCHER(warpcross, 64)
+ST_LAUNCHER(warppart, 32)
 #undef ST_LAUNCHER
 
 /* bmm's own STAGED, traced: shared-memory wavefronts per request of the
@@ -361,6 +399,10 @@ static int selftest_main(void) {
   st_fixture("16-byte load one element off", st_launch_misaligned, 0, "misaligned 16-byte load");
   st_fixture("read one past the operand", st_launch_oob, 0, "outside every operand's footprint");
   st_fixture("shuffles at two call sites", st_launch_shfl, 0, "different call sites");
+  st_fixture("lanes exchange, no __syncwarp", st_launch_warpx, 64 * 4, "shared-memory race");
+  st_fixture("warps exchange over __syncwarp", st_launch_warpcross, 64 * 4, "shared-memory race");
+  st_fixture("__syncwarp with half the lanes gone", st_launch_warppart, 32 * 4,
+             "only part of a warp");
   {
     const double conflicted = st_staged_wavefronts(32), padded = st_staged_wavefronts(0);
     printf("  cuda_staged f32 K=32 compute loop: %.2f shared wavefronts per load with rows 64 "

@@ -63,7 +63,7 @@
 
 bmm_emu_dim bmm_emu_thread_idx, bmm_emu_block_idx, bmm_emu_block_dim, bmm_emu_grid_dim;
 
-enum { EMU_RUN, EMU_BAR, EMU_SHFL, EMU_DONE };
+enum { EMU_RUN, EMU_BAR, EMU_SHFL, EMU_WSYNC, EMU_DONE };
 enum { EMU_STACK = 64 * 1024, EMU_MAX_THREADS = 1024, EMU_GUARD = 4096 /* elements */ };
 
 typedef struct emu_fiber {
@@ -73,6 +73,7 @@ typedef struct emu_fiber {
   int shfl_mask, shfl_width;
   unsigned shfl_full;
   const void *shfl_site; /* the kernel's call site: every lane must share it */
+  unsigned wsync_mask;   /* __syncwarp's */
 } emu_fiber;
 
 static emu_fiber g_fibers[EMU_MAX_THREADS];
@@ -104,6 +105,10 @@ EMU_NOTRACE static void emu_yield(int state) {
 }
 
 EMU_NOTRACE void bmm_emu_syncthreads(void) { emu_yield(EMU_BAR); }
+EMU_NOTRACE void bmm_emu_syncwarp(unsigned mask) {
+  g_fibers[g_cur].wsync_mask = mask;
+  emu_yield(EMU_WSYNC);
+}
 
 /* cp.async: per thread, its copies in issue order, each tagged with its
    group (the thread's commits before it). A copy lands (its bytes written,
@@ -163,16 +168,34 @@ static void emu_error(const char *what, int64_t block) {
              (long long)block, what);
 }
 
-/* A warp whose 32 lanes all wait in a shuffle exchanges values; any other mix
-   of shuffle with barrier or exit in one warp is a kernel bug (a full-mask
-   shuffle needs every lane). Returns whether a warp went on. */
+/* A warp whose 32 lanes all wait in a shuffle exchanges values; one whose 32
+   lanes all wait in __syncwarp goes on (and its lanes' shared accesses are
+   ordered from then on, emu_check.h). Any other mix of shuffle, __syncwarp,
+   barrier or exit in one warp is a kernel bug (a full mask needs every
+   lane). Returns whether a warp went on. */
 static int emu_shuffles(int nthreads, int64_t block) {
   int w, l, released = 0;
   for (w = 0; w < nthreads / 32; ++w) {
     emu_fiber *f = &g_fibers[w * 32];
-    int at = 0;
+    int at = 0, at_w = 0;
     for (l = 0; l < 32; ++l)
-      at += f[l].state == EMU_SHFL;
+      at += f[l].state == EMU_SHFL, at_w += f[l].state == EMU_WSYNC;
+    if (at_w) {
+      if (at_w != 32) {
+        emu_error("__syncwarp() reached by only part of a warp", block);
+        return -1;
+      }
+      for (l = 0; l < 32; ++l)
+        if (f[l].wsync_mask != 0xffffffffu) {
+          emu_error("__syncwarp() with a partial mask", block);
+          return -1;
+        }
+      for (l = 0; l < 32; ++l)
+        f[l].state = EMU_RUN;
+      emu_check_warpsync(w);
+      released = 1;
+      continue;
+    }
     if (at == 0) continue;
     if (at != 32) {
       emu_error("shuffle reached by only part of a warp", block);
@@ -534,16 +557,29 @@ static void run_shape(const shape *sh, int si, int di, int layout, int full) {
 /* Table rules with explicit tunables (threads, batch_per_block, lanes, vec,
    tile, pad): the paths the default configuration never takes. */
 static void run_tunables(void) {
-  static const int tun[][7] = {
-      {BMM_CUDA_WARP, 0, 0, 2, 0, 0, 0},         {BMM_CUDA_WARP, 64, 0, 8, 0, 0, 0},
-      {BMM_CUDA_WARP, 96, 0, 32, 0, 0, 0},       {BMM_CUDA_STAGED, 32, 1, 0, 4, 0, 0},
-      {BMM_CUDA_STAGED, 96, 3, 0, 8, 0, 1},      {BMM_CUDA_STAGED, 1024, 200, 0, 16, 0, 2},
-      {BMM_CUDA_STAGED, 128, 7, 0, 16, 0, 3},    {BMM_CUDA_STAGED, 1024, 1, 0, 0, 0, 0},
-      {BMM_CUDA_TILED, 0, 0, 0, 0, 64, 0},       {BMM_CUDA_TILED, 0, 0, 0, 0, 32, 0},
-      {BMM_CUDA_LOOP, 32, 0, 0, 0, 0, 0},        {BMM_CUDA_BATCH_INNER, 64, 0, 0, 0, 0, 0},
-      {BMM_CUDA_BATCH_ENTRY, 64, 0, 0, 0, 0, 0}, {BMM_CUDA_FIXED, 32, 0, 0, 0, 0, 0},
-      {BMM_CUDA_FIXED, 1024, 0, 0, 0, 0, 0},     {BMM_CUDA_ASYNC, 1024, 1, 0, 0, 0, 0},
-      {BMM_CUDA_ASYNC, 1024, 3, 0, 8, 0, 1},     {BMM_CUDA_ASYNC, 32, 2, 0, 4, 0, 0}};
+  static const int tun[][7] = {{BMM_CUDA_WARP, 0, 0, 2, 0, 0, 0},
+                               {BMM_CUDA_WARP, 64, 0, 8, 0, 0, 0},
+                               {BMM_CUDA_WARP, 96, 0, 32, 0, 0, 0},
+                               {BMM_CUDA_STAGED, 32, 1, 0, 4, 0, 0},
+                               {BMM_CUDA_STAGED, 96, 3, 0, 8, 0, 1},
+                               {BMM_CUDA_STAGED, 1024, 200, 0, 16, 0, 2},
+                               {BMM_CUDA_STAGED, 128, 7, 0, 16, 0, 3},
+                               {BMM_CUDA_STAGED, 1024, 1, 0, 0, 0, 0},
+                               {BMM_CUDA_TILED, 0, 0, 0, 0, 64, 0},
+                               {BMM_CUDA_TILED, 0, 0, 0, 0, 32, 0},
+                               {BMM_CUDA_LOOP, 32, 0, 0, 0, 0, 0},
+                               {BMM_CUDA_BATCH_INNER, 64, 0, 0, 0, 0, 0},
+                               {BMM_CUDA_BATCH_ENTRY, 64, 0, 0, 0, 0, 0},
+                               {BMM_CUDA_FIXED, 32, 0, 0, 0, 0, 0},
+                               {BMM_CUDA_FIXED, 1024, 0, 0, 0, 0, 0},
+                               {BMM_CUDA_ASYNC, 1024, 1, 0, 0, 0, 0},
+                               {BMM_CUDA_ASYNC, 1024, 3, 0, 8, 0, 1},
+                               {BMM_CUDA_ASYNC, 32, 2, 0, 4, 0, 0},
+                               {BMM_CUDA_WARP_STAGED, 32, 1, 0, 4, 0, 0},
+                               {BMM_CUDA_WARP_STAGED, 96, 3, 0, 16, 0, 3},
+                               /* 32 warps of 50 entries: cut to fewer entries, then (32x32x40 c128)
+                                  to fewer warps */
+                               {BMM_CUDA_WARP_STAGED, 1024, 50, 0, 8, 0, 1}};
   static const shape ts[] = {{37, 3, 1, 25}, {11, 4, 5, 32}, {5, 32, 32, 40}, {4, 1, 1, 1}};
   static const int lays[] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS, BMMX_BATCH_INNER};
   size_t t, s, l;
@@ -574,9 +610,13 @@ static void run_tunables(void) {
    one wave of resident blocks (13-16 on the emulated multiprocessor by
    dtype), so its 391 groups of 21 2x3x5 entries turn 24-31 times a block,
    the second buffer filling while the first is summed (copies landing at
-   the issue on half the launches, at the wait on the other half). */
+   the issue on half the launches, at the wait on the other half).
+   WARP_STAGED's groups (a warp's each: 2048 bytes of spans, 20 entries in
+   f32, 5 in c128) number 410-1640: 64 blocks of 4 warps take 256 at a
+   time, so every warp turns. */
 static void run_grid_stride(void) {
-  static const bmm_strategy per_entry[] = {BMM_CUDA_BATCH_ENTRY, BMM_CUDA_FIXED, BMM_CUDA_ASYNC};
+  static const bmm_strategy per_entry[] = {BMM_CUDA_BATCH_ENTRY, BMM_CUDA_FIXED, BMM_CUDA_ASYNC,
+                                           BMM_CUDA_WARP_STAGED};
   static const int lays[] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS, BMMX_BATCH_INNER};
   size_t p, l;
   int si, di, off;
@@ -766,6 +806,14 @@ static void check_explain(void) {
       /* two entries' spans (263,200 bytes) outgrow the device: one buffer */
       {BMM_C128, 2, 32, 32, 128, BMMX_ROWMAJOR, BMM_CUDA_ASYNC, "bmm__cuda_async<bmm_c128>",
        " buffers=1"},
+      /* one round of 16-byte loads a lane: 2048 / 80 bytes = 25 entries a
+         warp, 24 to keep every group's spans on 16 bytes; four warps */
+      {BMM_F32, 3000, 3, 1, 5, BMMX_ROWMAJOR, BMM_CUDA_WARP_STAGED, "bmm__cuda_warp_staged<float>",
+       " batch_per_block=24 (per warp) warps=4"},
+      /* one entry's spans (131,632 bytes with rounding) fit the device once:
+         one warp */
+      {BMM_C128, 2, 32, 32, 128, BMMX_ROWMAJOR, BMM_CUDA_WARP_STAGED,
+       "bmm__cuda_warp_staged<bmm_c128>", " batch_per_block=1 (per warp) warps=1"},
       /* the sm_90 rules the H200 measured (2026-11-26) */
       {BMM_F32, 300, 4, 4, 4, BMMX_ROWMAJOR, BMM_STRATEGY_AUTO, "bmm__cuda_fixed4x4<float>",
        " sums=4x4"},

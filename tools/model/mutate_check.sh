@@ -7,13 +7,15 @@
 #   misalign   STAGED's vector loads start without the scalar head
 #   asyncwait  ASYNC sums a group without waiting for its copies
 #   asyncbar   ASYNC refills a buffer without the barrier after the sums
+#   wsync      WARP_STAGED sums a group without the __syncwarp after staging
+#   wsyncend   WARP_STAGED restages without the __syncwarp after the sums
 # And one in a patched copy of tools/model/bmm_model.h, caught by the
 # self-test (emu_check --self-test):
 #   l1off      the model's simulated L1 (BMM_MODEL_L1) holds nothing (every load misses)
 # Usage: sh tools/model/mutate_check.sh [filter]   (EMU_ONLY filter, default
-# "cuda_staged f32"; the ASYNC mutants run "cuda_async f32"); MUTANTS="..."
-# picks among the kernel mutants. Not part of ninja test: six clang builds,
-# minutes.
+# "cuda_staged f32"; the ASYNC mutants run "cuda_async f32", the WARP_STAGED
+# ones "cuda_warp_staged f32"); MUTANTS="..." picks among the kernel
+# mutants. Not part of ninja test: eight clang builds, minutes.
 set -u
 filter=${1:-cuda_staged f32}
 dir=build/cuda_emu/mut
@@ -27,19 +29,23 @@ build_check() {
     -Wno-unknown-pragmas -I$dir/$1 -I. -Itests/cuda_emu -I/usr/local/cuda/include \
     tests/cuda_emu/emu_test.cpp -o $dir/$1/emu_check -lm -ldl
 }
-for m in ${MUTANTS:-offby1 race misalign asyncwait asyncbar}; do
+for m in ${MUTANTS:-offby1 race misalign asyncwait asyncbar wsync wsyncend}; do
   flt=$filter
   case $m in
   offby1) expr='s|dst\[\(e / row\) \* ld \+ e % row\] = src\[e\];|dst[(e / row) * ld + e % row + 1] = src[e];|'
           want='past the' ;;
-  race) expr='/bmm__cuda_stage(<T>|_##name)\(B \+ b0 \* k \* n/{n;s|__syncthreads\(\);|;|}'
+  race) expr='/bmm__cuda_stage(<T>|_##name)\(B \+ b0 \* k \* n/{n;n;s|__syncthreads\(\);|;|}'
         want='shared-memory race' ;;
   misalign) expr='s|int head = mis \? per - mis : 0, nvec, v, e;|int head = 0 * mis, nvec, v, e;|'
             want='misaligned 16-byte load' ;;
   asyncwait) expr='s|bmm__cuda_cp_wait<1>\(\); /\* this group|; /* this group|'
              want='worst error/bound' flt='cuda_async f32' ;;
-  asyncbar) expr='/bmm__cuda_epilogue<T>\(pl, C \+ b0 \* mn \+ o, acc, j\);/{n;n;s|if \(use_ab\) __syncthreads\(\);|;|}'
+  asyncbar) expr='/\(int\)blockDim.x\);$/{n;s|if \(use_ab\) __syncthreads\(\);|;|}'
             want='shared-memory race' flt='cuda_async f32' ;;
+  wsync) expr='s|^      __syncwarp\(\);$|      ;|'
+         want='shared-memory race' flt='cuda_warp_staged f32' ;;
+  wsyncend) expr='s|if \(pl->use_ab\) __syncwarp\(\); /\* every lane|if (0) __syncwarp(); /* every lane|'
+            want='shared-memory race' flt='cuda_warp_staged f32' ;;
   esac
   mkdir -p $dir/$m
   sed -E "$expr" bmm_cuda.cuh > $dir/$m/bmm_cuda.cuh
