@@ -1090,75 +1090,120 @@ __global__ void bmm__cuda_warp_staged(const __grid_constant__ bmm__cuda_args arg
    reads coalesce for row- and column-major alike; any strides are legal.
    Shared rows are padded by one element against bank conflicts. TL is a
    template constant (32 or 64: the register tile must unroll); the two
-   kernels below are the variants a launch picks from. */
+   kernels below are the variants a launch picks from.
+   Double-buffered (issue 20): while a block sums K step s from one pair of
+   shared tiles, its threads hold step s + 1 in registers, loaded before the
+   sums so the loads are in flight during them, and store it into the other
+   pair after: one barrier a step instead of two, and no step waits for its
+   loads with nothing to do. Where two pairs outgrow the 48 KiB of static
+   shared memory (c128, 64 x 64: 66,560 bytes) one pair, and a second
+   barrier before the stores. */
 #define BMM__CUDA_TILE_K 16
+/* the tile pairs: 2 where they fit 48 KiB (the static limit), else 1 */
+#define BMM__CUDA_TILED_BUFS(TL, ACC_SIZE) \
+  (4 * BMM__CUDA_TILE_K * ((TL) + 1) * (ACC_SIZE) <= 48 * 1024 ? 2 : 1)
+
+/* one thread's share of K step l0's tiles (TL * 16 / 256 elements of each),
+   loaded into registers in the operand's coalescing order (zeros outside) */
+template <typename T, int TL>
+static __device__ __forceinline__ void
+bmm__cuda_tile_fetch(const bmm_plan *pl, const T *A, const T *B, int64_t i0, int64_t j0, int64_t l0,
+                     int a_kfast, int b_nfast, typename bmm__cuda_num<T>::acc (&ra)[TL / 16],
+                     typename bmm__cuda_num<T>::acc (&rb)[TL / 16]) {
+  typedef bmm__cuda_num<T> N;
+  enum { KT = BMM__CUDA_TILE_K };
+  int u;
+#pragma unroll
+  for (u = 0; u < TL / 16; ++u) {
+    const int e = (int)threadIdx.x + 256 * u;
+    const int ii = a_kfast ? e / KT : e % TL, la = a_kfast ? e % KT : e / TL;
+    const int jj = b_nfast ? e % TL : e / KT, lb = b_nfast ? e / TL : e % KT;
+    const int64_t gi = i0 + ii, gj = j0 + jj;
+    ra[u] = gi < pl->m && l0 + la < pl->k
+                ? N::ld(A + gi * pl->a.row_stride + (l0 + la) * pl->a.col_stride, pl->a.conj)
+                : N::zero();
+    rb[u] = gj < pl->n && l0 + lb < pl->k
+                ? N::ld(B + (l0 + lb) * pl->b.row_stride + gj * pl->b.col_stride, pl->b.conj)
+                : N::zero();
+  }
+}
+
+/* ... and into the shared tiles sA, sB ([KT][TL + 1] each), same order */
+template <int TL, typename S>
+static __device__ __forceinline__ void
+bmm__cuda_tile_put(S (*sA)[TL + 1], S (*sB)[TL + 1], int a_kfast, int b_nfast,
+                   const S (&ra)[TL / 16], const S (&rb)[TL / 16]) {
+  enum { KT = BMM__CUDA_TILE_K };
+  int u;
+#pragma unroll
+  for (u = 0; u < TL / 16; ++u) {
+    const int e = (int)threadIdx.x + 256 * u;
+    if (a_kfast)
+      sA[e % KT][e / KT] = ra[u];
+    else
+      sA[e / TL][e % TL] = ra[u];
+    if (b_nfast)
+      sB[e / TL][e % TL] = rb[u];
+    else
+      sB[e % KT][e / KT] = rb[u];
+  }
+}
+
 template <typename T, int TL>
 static __device__ __forceinline__ void bmm__cuda_tiled_body(const bmm__cuda_args &args) {
   typedef bmm__cuda_num<T> N;
   typedef typename N::acc S;
-  enum { R = TL / 16, KT = BMM__CUDA_TILE_K };
+  enum { R = TL / 16, KT = BMM__CUDA_TILE_K, NB = BMM__CUDA_TILED_BUFS(TL, sizeof(S)) };
   /* the tiles hold sums' type: f16/bf16 widened and conj applied once per
      load, not once per use */
-  __shared__ S sA[KT][TL + 1];
-  __shared__ S sB[KT][TL + 1];
+  __shared__ S sA[NB][KT][TL + 1];
+  __shared__ S sB[NB][KT][TL + 1];
   const bmm_plan *pl = &args.pl;
-  const int ca = pl->a.conj, cb = pl->b.conj;
   const int64_t m = pl->m, n = pl->n, k = pl->k;
   const int64_t tiles_m = (m + TL - 1) / TL, tiles_n = (n + TL - 1) / TL;
   const int64_t per_entry = tiles_m * tiles_n, total = per_entry * pl->batch;
-  const int64_t ars = pl->a.row_stride, acs = pl->a.col_stride;
-  const int64_t brs = pl->b.row_stride, bcs = pl->b.col_stride;
-  const int a_kfast = acs == 1 || m == 1, b_nfast = bcs == 1 || k == 1;
+  const int a_kfast = pl->a.col_stride == 1 || m == 1, b_nfast = pl->b.col_stride == 1 || k == 1;
   const int tx = (int)(threadIdx.x & 15u), ty = (int)(threadIdx.x >> 4);
-  const T *A = (const T *)pl->a.ptr, *B = (const T *)pl->b.ptr;
   T *C = (T *)pl->c.ptr;
   int64_t t;
   for (t = blockIdx.x; t < total; t += gridDim.x) {
     const int64_t b = t / per_entry, rt = t - b * per_entry, tm = rt / tiles_n;
     const int64_t i0 = tm * TL, j0 = (rt - tm * tiles_n) * TL;
     int64_t oa, ob, oc, l0;
-    S acc[R][R];
-    int r, c;
+    S acc[R][R], ra[R], rb[R];
+    int r, c, q = 0;
     bmm__cuda_zero_sums<N>(acc);
     bmm__cuda_offsets(pl, b, &oa, &ob, &oc);
-    for (l0 = 0; pl->use_ab && l0 < k; l0 += KT) {
-      int e, ll;
-      for (e = (int)threadIdx.x; e < TL * KT; e += 256) {
-        int ii, la;
-        int64_t gi, gl;
-        if (a_kfast)
-          la = e % KT, ii = e / KT;
-        else
-          ii = e % TL, la = e / TL;
-        gi = i0 + ii, gl = l0 + la;
-        sA[la][ii] = gi < m && gl < k ? N::ld(A + oa + gi * ars + gl * acs, ca) : N::zero();
-      }
-      for (e = (int)threadIdx.x; e < TL * KT; e += 256) {
-        int jj, lb;
-        int64_t gj, gl;
-        if (b_nfast)
-          jj = e % TL, lb = e / TL;
-        else
-          lb = e % KT, jj = e / KT;
-        gj = j0 + jj, gl = l0 + lb;
-        sB[lb][jj] = gj < n && gl < k ? N::ld(B + ob + gl * brs + gj * bcs, cb) : N::zero();
-      }
+    if (pl->use_ab) {
+      bmm__cuda_tile_fetch<T, TL>(pl, (const T *)pl->a.ptr + oa, (const T *)pl->b.ptr + ob, i0, j0,
+                                  0, a_kfast, b_nfast, ra, rb);
+      bmm__cuda_tile_put<TL>(sA[0], sB[0], a_kfast, b_nfast, ra, rb);
       __syncthreads();
+    }
+    for (l0 = 0; pl->use_ab && l0 < k; l0 += KT, q = (q + 1) % NB) {
+      const int more = l0 + KT < k;
+      int ll;
+      if (more) /* the next step's loads, in flight during this step's sums */
+        bmm__cuda_tile_fetch<T, TL>(pl, (const T *)pl->a.ptr + oa, (const T *)pl->b.ptr + ob, i0,
+                                    j0, l0 + KT, a_kfast, b_nfast, ra, rb);
 #pragma unroll
       for (ll = 0; ll < KT; ++ll) {
-        S ra[R], rb[R];
+        S xa[R], xb[R];
 #pragma unroll
         for (r = 0; r < R; ++r)
-          ra[r] = sA[ll][ty + 16 * r];
+          xa[r] = sA[q][ll][ty + 16 * r];
 #pragma unroll
         for (c = 0; c < R; ++c)
-          rb[c] = sB[ll][tx + 16 * c];
+          xb[c] = sB[q][ll][tx + 16 * c];
 #pragma unroll
         for (r = 0; r < R; ++r)
 #pragma unroll
           for (c = 0; c < R; ++c)
-            N::mad(acc[r][c], ra[r], rb[c]);
+            N::mad(acc[r][c], xa[r], xb[c]);
       }
+      if (NB == 1) __syncthreads(); /* one pair: every thread done with it before the stores */
+      if (more)
+        bmm__cuda_tile_put<TL>(sA[(q + 1) % NB], sB[(q + 1) % NB], a_kfast, b_nfast, ra, rb);
       __syncthreads();
     }
 #pragma unroll
@@ -1172,8 +1217,12 @@ static __device__ __forceinline__ void bmm__cuda_tiled_body(const bmm__cuda_args
       }
   }
 }
+/* Four 256-thread blocks of 32 x 32 a multiprocessor (64 registers: ptxas
+   took 80 for f32 and f64 on sm_90 unbounded, 3 blocks; only c128 spills,
+   72 bytes). At 64 x 64 a bound buys nothing: 2 blocks either way, and c128
+   would spill 724 bytes. */
 template <typename T>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(256, 4)
     bmm__cuda_tiled32(const __grid_constant__ bmm__cuda_args args) {
   bmm__cuda_tiled_body<T, 32>(args);
 }
@@ -1912,7 +1961,8 @@ static bmm_status bmm__cuda_shape_cuda_tiled(const bmm_plan *pl, const bmm__cuda
   L->tile = pl->rule.tile ? (pl->rule.tile > 32 ? 64 : 32) : (pl->m >= 64 && pl->n >= 64 ? 64 : 32);
   tl = L->tile;
   L->variant = tl == 64 ? BMM__CUDA_V_tiled64 : BMM__CUDA_V_tiled32;
-  L->smem_static = (size_t)(2 * BMM__CUDA_TILE_K * (tl + 1)) * bmm__cuda_acc_size(pl->dtype);
+  L->smem_static = (size_t)(2 * BMM__CUDA_TILE_K * (tl + 1)) * bmm__cuda_acc_size(pl->dtype) *
+                   BMM__CUDA_TILED_BUFS(tl, bmm__cuda_acc_size(pl->dtype));
   L->block = 256;
   L->grid = bmm__cuda_blocks(bmm__ceil_div(pl->m, tl) * bmm__ceil_div(pl->n, tl) * pl->batch, 1,
                              L->block, d);
@@ -2315,8 +2365,9 @@ static bmm_status bmm__cuda_explain(const bmm_problem *p, char *buf, size_t len)
     break;
   case BMM__CUDA_V_tiled32:
   case BMM__CUDA_V_tiled64:
-    used += (size_t)snprintf(buf + used, len - used, " tile=%dx%dx%d", L.tile, L.tile,
-                             BMM__CUDA_TILE_K);
+    used += (size_t)snprintf(buf + used, len - used, " tile=%dx%dx%d buffers=%d", L.tile, L.tile,
+                             BMM__CUDA_TILE_K,
+                             BMM__CUDA_TILED_BUFS(L.tile, bmm__cuda_acc_size(pl.dtype)));
     break;
   default: break;
   }

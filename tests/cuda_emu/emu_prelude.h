@@ -42,7 +42,7 @@
 #define BMM_EMU_SHARED_SECTION __attribute__((section("bmm_emu_shared")))
 #define __shared__ static BMM_EMU_SHARED_SECTION
 #define __grid_constant__
-#define __launch_bounds__(x)
+#define __launch_bounds__(...)
 
 /* dynamic shared memory: the opt-in maximum of an H100, which the emulated
    device reports, so STAGED's largest configurations launch */

@@ -783,7 +783,12 @@ static void check_explain(void) {
       {BMM_F32, 1000, 3, 1, 25, BMMX_ROWMAJOR, BMM_STRATEGY_AUTO, "bmm__cuda_staged<float>", ""},
       {BMM_F32, 1000, 3, 1, 5, BMMX_COL_A, BMM_STRATEGY_AUTO, "bmm__cuda_loop<float>", ""},
       {BMM_F64, 7, 3, 1, 40, BMMX_SHARED_B_BIAS, BMM_STRATEGY_AUTO, "bmm__cuda_staged<double>", ""},
-      {BMM_F32, 2, 65, 70, 40, BMMX_ROWMAJOR, BMM_STRATEGY_AUTO, "bmm__cuda_tiled64<float>", ""},
+      {BMM_F32, 2, 65, 70, 40, BMMX_ROWMAJOR, BMM_STRATEGY_AUTO, "bmm__cuda_tiled64<float>",
+       " buffers=2"},
+      /* two pairs of c128 64 x 64 tiles (66,560 bytes) outgrow static shared
+         memory: one pair */
+      {BMM_C128, 2, 65, 70, 40, BMMX_ROWMAJOR, BMM_CUDA_TILED, "bmm__cuda_tiled64<bmm_c128>",
+       " buffers=1"},
       {BMM_F64, 2, 33, 35, 37, BMMX_COL_A, BMM_STRATEGY_AUTO, "bmm__cuda_tiled32<double>", ""},
       {BMM_F32, 5, 40, 1, 200, BMMX_ROWMAJOR, BMM_STRATEGY_AUTO, "bmm__cuda_warp<float>", ""},
       {BMM_F32, 9, 3, 2, 7, BMMX_BATCH_INNER, BMM_STRATEGY_AUTO, "bmm__cuda_batch_entry4<float>",

@@ -9,13 +9,15 @@
 #   asyncbar   ASYNC refills a buffer without the barrier after the sums
 #   wsync      WARP_STAGED sums a group without the __syncwarp after staging
 #   wsyncend   WARP_STAGED restages without the __syncwarp after the sums
+#   tiledbuf   TILED stores the next K step into the tiles being summed
 # And one in a patched copy of tools/model/bmm_model.h, caught by the
 # self-test (emu_check --self-test):
 #   l1off      the model's simulated L1 (BMM_MODEL_L1) holds nothing (every load misses)
 # Usage: sh tools/model/mutate_check.sh [filter]   (EMU_ONLY filter, default
 # "cuda_staged f32"; the ASYNC mutants run "cuda_async f32", the WARP_STAGED
-# ones "cuda_warp_staged f32"); MUTANTS="..." picks among the kernel
-# mutants. Not part of ninja test: eight clang builds, minutes.
+# ones "cuda_warp_staged f32", tiledbuf "cuda_tiled f32"); MUTANTS="..."
+# picks among the kernel mutants. Not part of ninja test: nine clang builds,
+# minutes.
 set -u
 filter=${1:-cuda_staged f32}
 dir=build/cuda_emu/mut
@@ -29,7 +31,7 @@ build_check() {
     -Wno-unknown-pragmas -I$dir/$1 -I. -Itests/cuda_emu -I/usr/local/cuda/include \
     tests/cuda_emu/emu_test.cpp -o $dir/$1/emu_check -lm -ldl
 }
-for m in ${MUTANTS:-offby1 race misalign asyncwait asyncbar wsync wsyncend}; do
+for m in ${MUTANTS:-offby1 race misalign asyncwait asyncbar wsync wsyncend tiledbuf}; do
   flt=$filter
   case $m in
   offby1) expr='s|dst\[\(e / row\) \* ld \+ e % row\] = src\[e\];|dst[(e / row) * ld + e % row + 1] = src[e];|'
@@ -46,6 +48,8 @@ for m in ${MUTANTS:-offby1 race misalign asyncwait asyncbar wsync wsyncend}; do
          want='shared-memory race' flt='cuda_warp_staged f32' ;;
   wsyncend) expr='s|if \(pl->use_ab\) __syncwarp\(\); /\* every lane|if (0) __syncwarp(); /* every lane|'
             want='shared-memory race' flt='cuda_warp_staged f32' ;;
+  tiledbuf) expr='s|bmm__cuda_tile_put<TL>\(sA\[\(q \+ 1\) % NB\], sB\[\(q \+ 1\) % NB\]|bmm__cuda_tile_put<TL>(sA[q], sB[q]|'
+            want='shared-memory race' flt='cuda_tiled f32' ;;
   esac
   mkdir -p $dir/$m
   sed -E "$expr" bmm_cuda.cuh > $dir/$m/bmm_cuda.cuh
