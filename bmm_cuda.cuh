@@ -25,7 +25,8 @@
 
    One entry per strategy forces it: bmm_cuda_loop(p, stream),
    bmm_cuda_warp, bmm_cuda_staged, bmm_cuda_tiled, bmm_cuda_batch_inner,
-   bmm_cuda_batch_entry, bmm_cuda_cublas, bmm_cuda_fixed.
+   bmm_cuda_batch_entry, bmm_cuda_cublas, bmm_cuda_fixed, bmm_cuda_async,
+   bmm_cuda_warp_staged.
 
    Configuration macros (define before the implementation include):
      BMM_CUDA_TABLE_SM90, BMM_CUDA_TABLE_SM80, BMM_CUDA_TABLE_GENERIC
@@ -48,7 +49,16 @@
                        48 KiB], vec: load width in bytes 4/8/16 [16, narrower
                        where misaligned], pad: extra elements per shared row of
                        A and per B entry [odd strides: +1 when even]
-     cuda_tiled        tile: 32 or 64 [64 when m, n >= 64] (256 threads)
+     cuda_async        as cuda_staged (halves' rows padded to an odd count of
+                       4-byte words); two buffers where they fit, grid one
+                       wave of resident blocks
+     cuda_warp_staged  threads [128: 4 warps], batch_per_block: entries per
+                       warp [the spans of one round of 4 16-byte loads a lane,
+                       in whole 16-byte periods, within 48 KiB], vec, pad as
+                       cuda_staged
+     cuda_tiled        tile: 32 or 64 [64 when m, n >= 64] (256 threads; two
+                       pairs of tiles where they fit 48 KiB of static shared
+                       memory)
      cuda_batch_inner  threads [256]
      cuda_batch_entry  threads [256] (a 4x4 or 8x8 register array: the pick's)
      cuda_fixed        threads [256], capped at 256 (a 4x1 or 4x4 register
