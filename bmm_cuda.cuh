@@ -1741,6 +1741,26 @@ static bmm_status bmm__cuda_shape_cuda_warp(const bmm_plan *pl, const bmm__cuda_
   return BMM_OK;
 }
 
+/* The staged strategies' shared rows (STAGED, ASYNC, WARP_STAGED): A's row
+   stride *a_ld and B's entry stride *b_ld get the rule's pad, else are made
+   odd against bank conflicts; where halves move in 4-byte pairs (ASYNC),
+   an odd count of 4-byte words per row instead (2 mod 4 as is, 0 mod 4 plus
+   2; odd rows stay), which keeps the sums free of bank conflicts as the odd
+   row does for others. Returns the load width in bytes: the rule's vec, at
+   least one element, else 16. */
+static int bmm__cuda_group_rows(const bmm_plan *pl, int pairs, int64_t *a_ld, int64_t *b_ld) {
+  const int es = (int)bmm_dtype_size(pl->dtype), vec = pl->rule.vec ? pl->rule.vec : 16;
+  if (pl->rule.pad) {
+    *a_ld += pl->rule.pad, *b_ld += pl->rule.pad;
+  } else if (pairs) {
+    if (*a_ld % 4 == 0) *a_ld += 2;
+    if (*b_ld % 4 == 0) *b_ld += 2;
+  } else {
+    *a_ld |= 1, *b_ld |= 1;
+  }
+  return vec < es ? es : vec;
+}
+
 /* STAGED's and ASYNC's groups: batch entries per block, shared-memory rows
    and layout, for nbuf buffers of a group each (ASYNC: 2, the next group
    streaming into one while the other is summed; a shared B once after them). */
@@ -1758,19 +1778,8 @@ static bmm_status bmm__cuda_shape_groups(const bmm_plan *pl, const bmm__cuda_dev
   int nbuf = async ? 2 : 1;
   int64_t a_ld = a_cm ? m : k, b_ld = k * n, per_entry, fixed, b_off, buf, g, limit;
   const int64_t a_rows = a_cm ? k : m;
-  int vec = pl->rule.vec ? pl->rule.vec : 16;
+  const int vec = bmm__cuda_group_rows(pl, async && es == 2, &a_ld, &b_ld);
   const char *group_why;
-  if (pl->rule.pad)
-    a_ld += pl->rule.pad, b_ld += pl->rule.pad;
-  else if (async && es == 2) {
-    /* halves move in 4-byte pairs where rows stay even: an odd count of
-       4-byte words per row (2 mod 4 as is, 0 mod 4 plus 2; odd rows stay)
-       keeps the sums free of bank conflicts as the odd row does for others */
-    if (a_ld % 4 == 0) a_ld += 2;
-    if (b_ld % 4 == 0) b_ld += 2;
-  } else
-    a_ld |= 1, b_ld |= 1;
-  if (vec < (int)es) vec = (int)es;
   L->variant = async ? BMM__CUDA_V_async : gen ? BMM__CUDA_V_staged_gen : BMM__CUDA_V_staged;
   L->args.a_cm = a_cm, L->args.b_cm = b_cm;
   L->block = bmm__cuda_threads(pl, 128);
@@ -1890,13 +1899,8 @@ static bmm_status bmm__cuda_shape_cuda_warp_staged(const bmm_plan *pl, const bmm
   const int64_t limit = d->sms > 0 ? d->smem_optin : BMM__CUDA_SMEM_DEFAULT;
   const int64_t fixed = pl->use_ab && shared_b ? k * n * es : 0;
   int64_t a_ld = k, b_ld = k * n, per_entry, g, warps, b_off, wbuf;
-  int vec = pl->rule.vec ? pl->rule.vec : 16;
+  const int vec = bmm__cuda_group_rows(pl, 0, &a_ld, &b_ld);
   const char *group_why, *warps_why = pl->rule.threads ? "from the rule" : "4";
-  if (pl->rule.pad)
-    a_ld += pl->rule.pad, b_ld += pl->rule.pad;
-  else
-    a_ld |= 1, b_ld |= 1;
-  if (vec < (int)es) vec = (int)es;
   L->variant = BMM__CUDA_V_warp_staged;
   L->block = bmm__cuda_threads(pl, 128);
   warps = L->block / 32;

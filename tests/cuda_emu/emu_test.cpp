@@ -557,29 +557,20 @@ static void run_shape(const shape *sh, int si, int di, int layout, int full) {
 /* Table rules with explicit tunables (threads, batch_per_block, lanes, vec,
    tile, pad): the paths the default configuration never takes. */
 static void run_tunables(void) {
-  static const int tun[][7] = {{BMM_CUDA_WARP, 0, 0, 2, 0, 0, 0},
-                               {BMM_CUDA_WARP, 64, 0, 8, 0, 0, 0},
-                               {BMM_CUDA_WARP, 96, 0, 32, 0, 0, 0},
-                               {BMM_CUDA_STAGED, 32, 1, 0, 4, 0, 0},
-                               {BMM_CUDA_STAGED, 96, 3, 0, 8, 0, 1},
-                               {BMM_CUDA_STAGED, 1024, 200, 0, 16, 0, 2},
-                               {BMM_CUDA_STAGED, 128, 7, 0, 16, 0, 3},
-                               {BMM_CUDA_STAGED, 1024, 1, 0, 0, 0, 0},
-                               {BMM_CUDA_TILED, 0, 0, 0, 0, 64, 0},
-                               {BMM_CUDA_TILED, 0, 0, 0, 0, 32, 0},
-                               {BMM_CUDA_LOOP, 32, 0, 0, 0, 0, 0},
-                               {BMM_CUDA_BATCH_INNER, 64, 0, 0, 0, 0, 0},
-                               {BMM_CUDA_BATCH_ENTRY, 64, 0, 0, 0, 0, 0},
-                               {BMM_CUDA_FIXED, 32, 0, 0, 0, 0, 0},
-                               {BMM_CUDA_FIXED, 1024, 0, 0, 0, 0, 0},
-                               {BMM_CUDA_ASYNC, 1024, 1, 0, 0, 0, 0},
-                               {BMM_CUDA_ASYNC, 1024, 3, 0, 8, 0, 1},
-                               {BMM_CUDA_ASYNC, 32, 2, 0, 4, 0, 0},
-                               {BMM_CUDA_WARP_STAGED, 32, 1, 0, 4, 0, 0},
-                               {BMM_CUDA_WARP_STAGED, 96, 3, 0, 16, 0, 3},
-                               /* 32 warps of 50 entries: cut to fewer entries, then (32x32x40 c128)
-                                  to fewer warps */
-                               {BMM_CUDA_WARP_STAGED, 1024, 50, 0, 8, 0, 1}};
+  /* the last: 32 warps of 50 entries, cut to fewer entries, then (32x32x40
+     c128) to fewer warps */
+  static const int tun[][7] = {
+      {BMM_CUDA_WARP, 0, 0, 2, 0, 0, 0},           {BMM_CUDA_WARP, 64, 0, 8, 0, 0, 0},
+      {BMM_CUDA_WARP, 96, 0, 32, 0, 0, 0},         {BMM_CUDA_STAGED, 32, 1, 0, 4, 0, 0},
+      {BMM_CUDA_STAGED, 96, 3, 0, 8, 0, 1},        {BMM_CUDA_STAGED, 1024, 200, 0, 16, 0, 2},
+      {BMM_CUDA_STAGED, 128, 7, 0, 16, 0, 3},      {BMM_CUDA_STAGED, 1024, 1, 0, 0, 0, 0},
+      {BMM_CUDA_TILED, 0, 0, 0, 0, 64, 0},         {BMM_CUDA_TILED, 0, 0, 0, 0, 32, 0},
+      {BMM_CUDA_LOOP, 32, 0, 0, 0, 0, 0},          {BMM_CUDA_BATCH_INNER, 64, 0, 0, 0, 0, 0},
+      {BMM_CUDA_BATCH_ENTRY, 64, 0, 0, 0, 0, 0},   {BMM_CUDA_FIXED, 32, 0, 0, 0, 0, 0},
+      {BMM_CUDA_FIXED, 1024, 0, 0, 0, 0, 0},       {BMM_CUDA_ASYNC, 1024, 1, 0, 0, 0, 0},
+      {BMM_CUDA_ASYNC, 1024, 3, 0, 8, 0, 1},       {BMM_CUDA_ASYNC, 32, 2, 0, 4, 0, 0},
+      {BMM_CUDA_WARP_STAGED, 32, 1, 0, 4, 0, 0},   {BMM_CUDA_WARP_STAGED, 96, 3, 0, 16, 0, 3},
+      {BMM_CUDA_WARP_STAGED, 1024, 50, 0, 8, 0, 1}};
   static const shape ts[] = {{37, 3, 1, 25}, {11, 4, 5, 32}, {5, 32, 32, 40}, {4, 1, 1, 1}};
   static const int lays[] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS, BMMX_BATCH_INNER};
   size_t t, s, l;
