@@ -75,6 +75,7 @@
    tables/ files; build/bmm-tune-model --model ranks it by the model). */
 
 #include <cuda_runtime.h>
+#include <cuda_occupancy.h> /* the Toolkit's occupancy calculator: a header, nothing to link */
 #include "bmm.h"
 
 #ifndef BMM_CUDA_CUH
@@ -1552,12 +1553,17 @@ typedef enum bmm__cuda_variant {
 
 typedef struct bmm__cuda_device {
   int ready;
-  int arch;        /* major * 10 + minor */
-  int sms;         /* multiprocessors */
-  int pageable;    /* device reads pageable host memory (HMM/ATS) */
-  int smem_optin;  /* max dynamic shared memory per block after opt-in */
-  int max_threads; /* resident threads per multiprocessor */
-  int smem_sm;     /* shared memory per multiprocessor (ASYNC's one-wave grid) */
+  int id;                        /* the device's number (its kernels' cached resources) */
+  int arch;                      /* major * 10 + minor */
+  int sms;                       /* multiprocessors */
+  int pageable;                  /* device reads pageable host memory (HMM/ATS) */
+  int smem_optin;                /* max dynamic shared memory per block after opt-in */
+  int smem_sm;                   /* shared memory per multiprocessor */
+  int smem_rsv;                  /* shared memory the runtime reserves per block */
+  int smem_block;                /* per block without opting in */
+  int threads_sm, threads_block; /* resident threads per multiprocessor; per block */
+  int regs_sm, regs_block;       /* 32-bit registers per multiprocessor; per block */
+  int warp;
   /* kernels opted in: bit variant * dtypes + dtype (more than 64 since f16/bf16 and complex) */
   unsigned long long optin_done[(BMM__CUDA_V_COUNT * BMM_DTYPE_COUNT + 63) / 64];
 } bmm__cuda_device;
@@ -1567,6 +1573,20 @@ static bmm__cuda_device bmm__cuda_devices[BMM__CUDA_MAX_DEVICES];
 /* The current device and its cached properties; the first call per device
    queries them (under the lock: two threads may race to fill one entry). */
 static bmm_status bmm__cuda_device_get(int *dev, bmm__cuda_device *out) {
+  static const cudaDeviceAttr attrs[] = {cudaDevAttrComputeCapabilityMajor,
+                                         cudaDevAttrComputeCapabilityMinor,
+                                         cudaDevAttrMultiProcessorCount,
+                                         cudaDevAttrPageableMemoryAccess,
+                                         cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                         cudaDevAttrMaxSharedMemoryPerMultiprocessor,
+                                         cudaDevAttrReservedSharedMemoryPerBlock,
+                                         cudaDevAttrMaxSharedMemoryPerBlock,
+                                         cudaDevAttrMaxThreadsPerMultiProcessor,
+                                         cudaDevAttrMaxThreadsPerBlock,
+                                         cudaDevAttrMaxRegistersPerMultiprocessor,
+                                         cudaDevAttrMaxRegistersPerBlock,
+                                         cudaDevAttrWarpSize};
+  enum { NATTR = sizeof attrs / sizeof attrs[0] };
   cudaError_t e = cudaGetDevice(dev);
   bmm_status s = BMM_OK;
   if (e != cudaSuccess) {
@@ -1578,30 +1598,26 @@ static bmm_status bmm__cuda_device_get(int *dev, bmm__cuda_device *out) {
                      BMM__CUDA_MAX_DEVICES);
   BMM__LOCK();
   if (!bmm__cuda_devices[*dev].ready) {
-    int major = 0, minor = 0;
-    bmm__cuda_device d;
-    memset(&d, 0, sizeof d);
-    e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, *dev);
-    if (e == cudaSuccess)
-      e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, *dev);
-    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, *dev);
-    if (e == cudaSuccess)
-      e = cudaDeviceGetAttribute(&d.pageable, cudaDevAttrPageableMemoryAccess, *dev);
-    if (e == cudaSuccess)
-      e = cudaDeviceGetAttribute(&d.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, *dev);
-    if (e == cudaSuccess)
-      e = cudaDeviceGetAttribute(&d.max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, *dev);
-    if (e == cudaSuccess)
-      e = cudaDeviceGetAttribute(&d.smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, *dev);
+    int v[NATTR], i;
+    for (i = 0; i < NATTR && e == cudaSuccess; ++i)
+      e = cudaDeviceGetAttribute(&v[i], attrs[i], *dev);
     if (e != cudaSuccess) {
       (void)cudaGetLastError();
-      s = bmm__fail(BMM_NO_DEVICE, "device %d: cudaDeviceGetAttribute: %s", *dev,
-                    cudaGetErrorString(e));
+      s = bmm__fail(BMM_NO_DEVICE, "device %d: cudaDeviceGetAttribute(%d): %s", *dev,
+                    (int)attrs[i - 1], cudaGetErrorString(e));
     } else {
-      d.arch = major * 10 + minor;
-      if (d.smem_optin < BMM__CUDA_SMEM_DEFAULT) d.smem_optin = BMM__CUDA_SMEM_DEFAULT;
-      if (d.max_threads < 1024) d.max_threads = 1024;
-      if (d.smem_sm < d.smem_optin) d.smem_sm = d.smem_optin;
+      bmm__cuda_device d;
+      memset(&d, 0, sizeof d);
+      d.id = *dev, d.arch = v[0] * 10 + v[1], d.sms = v[2], d.pageable = v[3];
+      d.smem_optin = v[4] < BMM__CUDA_SMEM_DEFAULT ? BMM__CUDA_SMEM_DEFAULT : v[4];
+      d.smem_sm = v[5] < d.smem_optin ? d.smem_optin : v[5];
+      d.smem_rsv = v[6] < 0 ? 0 : v[6];
+      d.smem_block = v[7] > 0 ? v[7] : BMM__CUDA_SMEM_DEFAULT;
+      d.threads_sm = v[8] < 1024 ? 1024 : v[8];
+      d.threads_block = v[9] > 0 ? v[9] : 1024;
+      d.regs_sm = v[10] > 0 ? v[10] : 65536;
+      d.regs_block = v[11] > 0 ? v[11] : 65536;
+      d.warp = v[12] > 0 ? v[12] : 32;
       d.ready = 1;
       bmm__cuda_devices[*dev] = d;
     }
@@ -1609,6 +1625,138 @@ static bmm_status bmm__cuda_device_get(int *dev, bmm__cuda_device *out) {
   if (s == BMM_OK) *out = bmm__cuda_devices[*dev];
   BMM__UNLOCK();
   return s;
+}
+
+/* The element type's name, for explain's kernel name. */
+static const char *bmm__cuda_type_name(bmm_dtype dt) {
+  switch (dt) {
+#define BMM__X(E, name, ...) \
+  case BMM_##E: return BMM__CUDA_STR(BMM__CUDA_T_##name);
+    BMM_DTYPES(BMM__X)
+#undef BMM__X
+  default: return "?";
+  }
+}
+
+static const char *bmm__cuda_variant_kernel(bmm__cuda_variant v) {
+  switch (v) {
+#define BMM__X(v, strat, kernel, ...) \
+  case BMM__CUDA_V_##v: return #kernel;
+    BMM__CUDA_VARIANTS(BMM__X)
+#undef BMM__X
+  default: return "none";
+  }
+}
+
+/* A kernel's resources as compiled, from cudaFuncGetAttributes, cached per
+   device and variant x dtype on a call's first pick: its registers decide how
+   many blocks stay resident on a multiprocessor, so the grid's waves (a
+   38-register kernel of 128 threads fits 12 blocks an H100 SM, not the 16
+   its threads allow). */
+typedef struct bmm__cuda_kattr {
+  int state; /* 0: not asked yet; 1: known; -1: the runtime did not say */
+  int regs, smem_static, max_threads;
+} bmm__cuda_kattr;
+
+static bmm__cuda_kattr bmm__cuda_kattrs[BMM__CUDA_MAX_DEVICES][BMM__CUDA_V_COUNT * BMM_DTYPE_COUNT];
+
+/* The kernel of variant v for element type T (NULL: none). */
+template <typename T> static const void *bmm__cuda_kernel_t(bmm__cuda_variant v) {
+  switch (v) {
+#define BMM__X(v, strat, kernel, ...) \
+  case BMM__CUDA_V_##v: return (const void *)kernel<T>;
+    BMM__CUDA_VARIANTS(BMM__X)
+#undef BMM__X
+  default: return NULL;
+  }
+}
+
+static const void *bmm__cuda_kernel_of(bmm__cuda_variant v, bmm_dtype dt) {
+  switch (dt) {
+#define BMM__X(E, name, ...) \
+  case BMM_##E: return bmm__cuda_kernel_t<BMM__CUDA_T_##name>(v);
+    BMM_DTYPES(BMM__X)
+#undef BMM__X
+  default: return NULL;
+  }
+}
+
+/* The emulator (tests/cuda_emu) answers from ptxas's counts instead. */
+#ifndef BMM__CUDA_FUNC_ATTRIBUTES
+#define BMM__CUDA_FUNC_ATTRIBUTES(fa, v, dt) cudaFuncGetAttributes(fa, bmm__cuda_kernel_of(v, dt))
+#endif
+
+static bmm__cuda_kattr bmm__cuda_kernel_attr(const bmm__cuda_device *d, bmm__cuda_variant v,
+                                             bmm_dtype dt) {
+  bmm__cuda_kattr k;
+  BMM__LOCK();
+  k = bmm__cuda_kattrs[d->id][v * BMM_DTYPE_COUNT + dt];
+  if (!k.state) {
+    struct cudaFuncAttributes fa;
+    memset(&fa, 0, sizeof fa);
+    if (BMM__CUDA_FUNC_ATTRIBUTES(&fa, v, dt) == cudaSuccess && fa.numRegs > 0) {
+      k.state = 1, k.regs = fa.numRegs, k.smem_static = (int)fa.sharedSizeBytes;
+      k.max_threads = fa.maxThreadsPerBlock;
+    } else {
+      /* no image for this device, say: the launch reports it */
+      (void)cudaGetLastError();
+      k.state = -1;
+    }
+    bmm__cuda_kattrs[d->id][v * BMM_DTYPE_COUNT + dt] = k;
+  }
+  BMM__UNLOCK();
+  return k;
+}
+
+/* Resident blocks per multiprocessor of a launch: the CUDA Toolkit's own
+   occupancy calculator (cuda_occupancy.h, header only: the rules of
+   cudaOccupancyMaxActiveBlocksPerMultiprocessor without its call on every
+   pick) over the kernel's cached resources. Registers are allocated per warp
+   from 4 sub-partitions, shared memory in 128-byte units plus the runtime's
+   reservation per block; dynamic shared memory as the launch opts in. 0: no
+   block fits. *limit: the binding resource. Where the calculator does not
+   know the device (or the runtime did not give the kernel's resources),
+   threads and shared memory alone decide, as before it. */
+static int bmm__cuda_resident(const bmm__cuda_device *d, const bmm__cuda_kattr *k, int block,
+                              size_t smem, const char **limit) {
+  int n;
+  if (k->state == 1 && block > k->max_threads) { /* __launch_bounds__ (TILED's 256) */
+    *limit = "the kernel's thread limit";
+    return 0;
+  }
+  if (k->state == 1) {
+    cudaOccDeviceProp dp;
+    cudaOccFuncAttributes fa;
+    cudaOccDeviceState st;
+    cudaOccResult r;
+    memset(&r, 0, sizeof r);
+    dp.computeMajor = d->arch / 10, dp.computeMinor = d->arch % 10, dp.numSms = d->sms;
+    dp.maxThreadsPerBlock = d->threads_block, dp.maxThreadsPerMultiprocessor = d->threads_sm;
+    dp.regsPerBlock = d->regs_block, dp.regsPerMultiprocessor = d->regs_sm, dp.warpSize = d->warp;
+    dp.sharedMemPerBlock = (size_t)d->smem_block;
+    dp.sharedMemPerMultiprocessor = (size_t)d->smem_sm;
+    dp.sharedMemPerBlockOptin = (size_t)d->smem_optin;
+    dp.reservedSharedMemPerBlock = (size_t)d->smem_rsv;
+    fa.maxThreadsPerBlock = k->max_threads, fa.numRegs = k->regs;
+    fa.sharedSizeBytes = (size_t)k->smem_static, fa.shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN;
+    fa.maxDynamicSharedSizeBytes = (size_t)(d->smem_optin - k->smem_static);
+    fa.numBlockBarriers = 1;
+    if (cudaOccMaxActiveBlocksPerMultiprocessor(&r, &dp, &fa, &st, block, smem) ==
+        CUDA_OCC_SUCCESS) {
+      const unsigned f = r.limitingFactors;
+      /* of several limits at the same count, the first of these */
+      *limit = f & OCC_LIMIT_BLOCKS          ? "blocks"
+               : f & OCC_LIMIT_WARPS         ? "threads"
+               : f & OCC_LIMIT_REGISTERS     ? "registers"
+               : f & OCC_LIMIT_SHARED_MEMORY ? "shared memory"
+                                             : "barriers";
+      return r.activeBlocksPerMultiprocessor;
+    }
+  }
+  n = d->threads_sm / ((block + 31) / 32 * 32), *limit = "threads";
+  if (smem && (int)((size_t)d->smem_sm / (smem + (size_t)d->smem_rsv)) < n)
+    n = (int)((size_t)d->smem_sm / (smem + (size_t)d->smem_rsv)), *limit = "shared memory";
+  return n;
 }
 
 static void bmm__cuda_default_table(int arch, const bmm_table_rule **rules, int *count) {
@@ -1630,11 +1778,15 @@ typedef struct bmm__cuda_launch {
   int gemm; /* cuda_cublas: cublasGemmStridedBatchedEx before the kernel */
   int64_t grid;
   int block;
-  size_t smem;        /* dynamic shared memory of the launch */
-  size_t smem_static; /* declared in the kernel (TILED), for explain */
-  int tile;           /* TILED: tile edge */
-  int sums_m, sums_n; /* BATCH_ENTRY, FIXED: a thread's register array of sums (0: none) */
-  char why[384];      /* the reasons for the launch shape */
+  size_t smem;           /* dynamic shared memory of the launch */
+  size_t smem_static;    /* declared in the kernel (TILED), for explain */
+  int tile;              /* TILED: tile edge */
+  int sums_m, sums_n;    /* BATCH_ENTRY, FIXED: a thread's register array of sums (0: none) */
+  int waves;             /* grid cap in waves of resident blocks (0: the default, 4) */
+  int resident;          /* blocks per multiprocessor (0: no device to ask) */
+  int regs;              /* the kernel's registers a thread (0: unknown) */
+  const char *res_limit; /* what bounds `resident` */
+  char why[384];         /* the reasons for the launch shape */
 } bmm__cuda_launch;
 
 static int bmm__cuda_pow2_at_least(int64_t v, int lo, int hi) {
@@ -1644,15 +1796,10 @@ static int bmm__cuda_pow2_at_least(int64_t v, int lo, int hi) {
   return w;
 }
 
-/* Blocks for `items` work units of `per_block` each, capped at a few waves
-   of resident blocks: the grid-stride loops take the rest, and grid x stays
-   far below its 2^31 - 1 limit whatever the batch. */
-static int64_t bmm__cuda_blocks(int64_t items, int64_t per_block, int block,
-                                const bmm__cuda_device *d) {
+/* Blocks for `items` work units of `per_block` each; bmm__cuda_waves caps
+   them at a few waves of resident blocks. */
+static int64_t bmm__cuda_blocks(int64_t items, int64_t per_block) {
   int64_t want = bmm__ceil_div(items, per_block);
-  int64_t cap = d->sms > 0 ? (int64_t)d->sms * (d->max_threads / block) * 4 : 65535;
-  if (cap < 1) cap = 1;
-  if (want > cap) want = cap;
   return want < 1 ? 1 : want;
 }
 
@@ -1673,9 +1820,10 @@ static int bmm__cuda_threads(const bmm_plan *pl, int dflt) {
 
 static bmm_status bmm__cuda_shape_cuda_loop(const bmm_plan *pl, const bmm__cuda_device *d,
                                             bmm__cuda_launch *L) {
+  (void)d; /* the launch's waves: bmm__cuda_waves */
   L->variant = BMM__CUDA_V_loop;
   L->block = bmm__cuda_threads(pl, 256);
-  L->grid = bmm__cuda_blocks(pl->m * pl->n * pl->batch, L->block, L->block, d);
+  L->grid = bmm__cuda_blocks(pl->m * pl->n * pl->batch, L->block);
   BMM__CUDA_WHY(L, "a thread per output; block: %s", pl->rule.threads ? "from the rule" : "256");
   return BMM_OK;
 }
@@ -1689,11 +1837,12 @@ static bmm_status bmm__cuda_shape_cuda_batch_inner(const bmm_plan *pl, const bmm
 
 static bmm_status bmm__cuda_shape_cuda_batch_entry(const bmm_plan *pl, const bmm__cuda_device *d,
                                                    bmm__cuda_launch *L) {
+  (void)d; /* the launch's waves: bmm__cuda_waves */
   const int small = pl->m <= 4 && pl->n <= 4;
   L->variant = small ? BMM__CUDA_V_batch_entry4 : BMM__CUDA_V_batch_entry8;
   L->sums_m = L->sums_n = small ? 4 : 8;
   L->block = bmm__cuda_threads(pl, 256);
-  L->grid = bmm__cuda_blocks(pl->batch, L->block, L->block, d);
+  L->grid = bmm__cuda_blocks(pl->batch, L->block);
   BMM__CUDA_WHY(L,
                 "a thread per batch entry, sums in a %dx%d register array (the smallest "
                 "holding m x n); block: %s",
@@ -1705,6 +1854,7 @@ static bmm_status bmm__cuda_shape_cuda_batch_entry(const bmm_plan *pl, const bmm
    m, n <= 4, guarantees one); a thread per batch entry */
 static bmm_status bmm__cuda_shape_cuda_fixed(const bmm_plan *pl, const bmm__cuda_device *d,
                                              bmm__cuda_launch *L) {
+  (void)d; /* the launch's waves: bmm__cuda_waves */
 #define BMM__CUDA_FIXED_PICK(A, MM, NN)                             \
   if (L->variant == BMM__CUDA_V_NONE && pl->m <= MM && pl->n <= NN) \
     L->variant = BMM__CUDA_V_fixed##MM##x##NN, L->sums_m = MM, L->sums_n = NN;
@@ -1715,7 +1865,7 @@ static bmm_status bmm__cuda_shape_cuda_fixed(const bmm_plan *pl, const bmm__cuda
                      (long long)pl->m, (long long)pl->n);
   L->block = bmm__cuda_threads(pl, BMM__CUDA_FIXED_MAX_THREADS);
   if (L->block > BMM__CUDA_FIXED_MAX_THREADS) L->block = BMM__CUDA_FIXED_MAX_THREADS;
-  L->grid = bmm__cuda_blocks(pl->batch, L->block, L->block, d);
+  L->grid = bmm__cuda_blocks(pl->batch, L->block);
   BMM__CUDA_WHY(L,
                 "a thread per batch entry, sums in a %dx%d register array (the first of the "
                 "size list holding m x n); block: %s",
@@ -1727,6 +1877,7 @@ static bmm_status bmm__cuda_shape_cuda_fixed(const bmm_plan *pl, const bmm__cuda
 
 static bmm_status bmm__cuda_shape_cuda_warp(const bmm_plan *pl, const bmm__cuda_device *d,
                                             bmm__cuda_launch *L) {
+  (void)d; /* the launch's waves: bmm__cuda_waves */
   /* about four K elements per lane: enough to hide the shuffle tree, few
      enough that long K still spreads over a full warp */
   const int lanes = pl->rule.lanes ? bmm__cuda_pow2_at_least(pl->rule.lanes, 2, 32)
@@ -1734,7 +1885,7 @@ static bmm_status bmm__cuda_shape_cuda_warp(const bmm_plan *pl, const bmm__cuda_
   L->variant = BMM__CUDA_V_warp;
   L->args.lanes = lanes;
   L->block = bmm__cuda_threads(pl, 256);
-  L->grid = bmm__cuda_blocks(pl->m * pl->n * pl->batch, L->block / lanes, L->block, d);
+  L->grid = bmm__cuda_blocks(pl->m * pl->n * pl->batch, L->block / lanes);
   BMM__CUDA_WHY(L, "lanes: %s",
                 pl->rule.lanes ? "from the rule (power of two in 2..32)"
                                : "about k/4 K elements per lane, a power of two in 2..32");
@@ -1843,18 +1994,11 @@ static bmm_status bmm__cuda_shape_groups(const bmm_plan *pl, const bmm__cuda_dev
   L->args.b_off = (int)b_off;
   L->args.buf = (int)buf;
   L->args.vec = vec;
-  L->grid = bmm__cuda_blocks(bmm__ceil_div(pl->batch, g), 1, L->block, d);
-  if (async && d->sms > 0) {
-    /* one wave of resident blocks (by threads and by shared memory, 1 KiB
-       of it reserved per block): each block then turns through several
-       groups, the next in flight while it sums this one; bmm__cuda_blocks'
-       four waves would leave most blocks one group and nothing to overlap */
-    int64_t nres = d->max_threads / L->block, by_smem;
-    by_smem = L->smem ? d->smem_sm / ((int64_t)L->smem + 1024) : nres;
-    if (by_smem < nres) nres = by_smem;
-    if (nres < 1) nres = 1;
-    if (L->grid > d->sms * nres) L->grid = d->sms * nres;
-  }
+  L->grid = bmm__cuda_blocks(bmm__ceil_div(pl->batch, g), 1);
+  /* one wave of resident blocks: each block then turns through several
+     groups, the next in flight while it sums this one; four waves would
+     leave most blocks one group and nothing to overlap */
+  if (async) L->waves = 1;
   BMM__CUDA_WHY(L, "batch_per_block: %s; a_ld, b_ld: %s; vec: %s%s%s", group_why,
                 pl->rule.pad       ? "padded by the rule"
                 : async && es == 2 ? "an odd count of 4-byte words against bank conflicts"
@@ -1959,7 +2103,7 @@ static bmm_status bmm__cuda_shape_cuda_warp_staged(const bmm_plan *pl, const bmm
   L->args.b_off = (int)b_off;
   L->args.buf = (int)wbuf;
   L->args.vec = vec;
-  L->grid = bmm__cuda_blocks(bmm__ceil_div(bmm__ceil_div(pl->batch, g), warps), 1, L->block, d);
+  L->grid = bmm__cuda_blocks(bmm__ceil_div(bmm__ceil_div(pl->batch, g), warps), 1);
   BMM__CUDA_WHY(L,
                 "batch_per_block (entries per warp): %s; warps: %s; a_ld, b_ld: %s; vec: %s; "
                 "__syncwarp only (a shared B: one block barrier)",
@@ -1971,6 +2115,7 @@ static bmm_status bmm__cuda_shape_cuda_warp_staged(const bmm_plan *pl, const bmm
 
 static bmm_status bmm__cuda_shape_cuda_tiled(const bmm_plan *pl, const bmm__cuda_device *d,
                                              bmm__cuda_launch *L) {
+  (void)d; /* the launch's waves: bmm__cuda_waves */
   int64_t tl;
   L->tile = pl->rule.tile ? (pl->rule.tile > 32 ? 64 : 32) : (pl->m >= 64 && pl->n >= 64 ? 64 : 32);
   tl = L->tile;
@@ -1978,8 +2123,7 @@ static bmm_status bmm__cuda_shape_cuda_tiled(const bmm_plan *pl, const bmm__cuda
   L->smem_static = (size_t)(2 * BMM__CUDA_TILE_K * (tl + 1)) * bmm__cuda_acc_size(pl->dtype) *
                    BMM__CUDA_TILED_BUFS(tl, bmm__cuda_acc_size(pl->dtype));
   L->block = 256;
-  L->grid = bmm__cuda_blocks(bmm__ceil_div(pl->m, tl) * bmm__ceil_div(pl->n, tl) * pl->batch, 1,
-                             L->block, d);
+  L->grid = bmm__cuda_blocks(bmm__ceil_div(pl->m, tl) * bmm__ceil_div(pl->n, tl) * pl->batch, 1);
   BMM__CUDA_WHY(L, "tile: %s",
                 pl->rule.tile ? "from the rule (32 or 64)" : "64 when m, n >= 64, else 32");
   return BMM_OK;
@@ -2014,18 +2158,47 @@ static bmm_status bmm__cuda_shape_cuda_cublas(const bmm_plan *pl, const bmm__cud
 
 static int bmm__cuda_compiled(bmm_strategy s);
 
-/* The launch shape of pl's strategy (the switch is generated from the list). */
+/* The grid: at most a few waves of resident blocks (L->waves, default 4;
+   the grid-stride loops take the rest, and grid x stays far below its
+   2^31 - 1 limit whatever the batch). Residency from the kernel's registers
+   and shared memory on this device (bmm__cuda_resident); a launch no block
+   of which fits is refused here, by name, not by the runtime. Without a
+   device (explain), 65535 blocks at most. */
+static bmm_status bmm__cuda_waves(const bmm_plan *pl, const bmm__cuda_device *d,
+                                  bmm__cuda_launch *L) {
+  int64_t cap = 65535;
+  if (d->ready && d->sms > 0) {
+    const bmm__cuda_kattr k = bmm__cuda_kernel_attr(d, L->variant, pl->dtype);
+    L->regs = k.state == 1 ? k.regs : 0;
+    L->resident = bmm__cuda_resident(d, &k, L->block, L->smem, &L->res_limit);
+    if (L->resident < 1)
+      return bmm__fail(BMM_UNSUPPORTED,
+                       "%s<%s>: no block of %d threads fits a multiprocessor of device %d (%s: "
+                       "%d registers a thread of %d, %zu + %d bytes of shared memory of %d)",
+                       bmm__cuda_variant_kernel(L->variant), bmm__cuda_type_name(pl->dtype),
+                       L->block, d->id, L->res_limit, L->regs, d->regs_sm, L->smem, k.smem_static,
+                       d->smem_sm);
+    cap = (int64_t)d->sms * L->resident * (L->waves ? L->waves : 4);
+  }
+  if (L->grid > cap) L->grid = cap;
+  return BMM_OK;
+}
+
+/* The launch shape of pl's strategy (the switch is generated from the list),
+   then its grid's waves. */
 static bmm_status bmm__cuda_shape(const bmm_plan *pl, const bmm__cuda_device *d,
                                   bmm__cuda_launch *L) {
+  bmm_status s;
   switch (pl->strategy) {
 #define BMM__X(E, name, ...) \
-  case BMM_##E: return bmm__cuda_shape_##name(pl, d, L);
+  case BMM_##E: s = bmm__cuda_shape_##name(pl, d, L); break;
     BMM_CUDA_STRATEGIES(BMM__X)
 #undef BMM__X
-  default: break;
+  default:
+    return bmm__fail(BMM_BAD_STRATEGY, "strategy %s is not a CUDA strategy",
+                     bmm_strategy_name(pl->strategy));
   }
-  return bmm__fail(BMM_BAD_STRATEGY, "strategy %s is not a CUDA strategy",
-                   bmm_strategy_name(pl->strategy));
+  return s != BMM_OK || L->variant == BMM__CUDA_V_NONE ? s : bmm__cuda_waves(pl, d, L);
 }
 
 /* The pick: every choice one CUDA call makes, in one place. Validation and
@@ -2294,27 +2467,6 @@ bmm_status bmm_cuda(const bmm_problem *p, cudaStream_t stream) {
 BMM_CUDA_STRATEGIES(BMM__X)
 #undef BMM__X
 
-/* The element type's name, for explain's kernel name. */
-static const char *bmm__cuda_type_name(bmm_dtype dt) {
-  switch (dt) {
-#define BMM__X(E, name, ...) \
-  case BMM_##E: return BMM__CUDA_STR(BMM__CUDA_T_##name);
-    BMM_DTYPES(BMM__X)
-#undef BMM__X
-  default: return "?";
-  }
-}
-
-static const char *bmm__cuda_variant_kernel(bmm__cuda_variant v) {
-  switch (v) {
-#define BMM__X(v, strat, kernel, ...) \
-  case BMM__CUDA_V_##v: return #kernel;
-    BMM__CUDA_VARIANTS(BMM__X)
-#undef BMM__X
-  default: return "none";
-  }
-}
-
 /* explain: the shared text, then the device and what the pick decided. */
 static bmm_status bmm__cuda_explain(const bmm_problem *p, char *buf, size_t len) {
   const bmm_table_rule *rules;
@@ -2355,6 +2507,13 @@ static bmm_status bmm__cuda_explain(const bmm_problem *p, char *buf, size_t len)
         (size_t)snprintf(buf + used, len - used, "kernel=%s<%s> launch grid=%lld block=%d smem=%zu",
                          bmm__cuda_variant_kernel(L.variant), bmm__cuda_type_name(pl.dtype),
                          (long long)L.grid, L.block, L.smem + L.smem_static);
+  if (used < len && L.variant && L.resident)
+    used += L.regs ? (size_t)snprintf(buf + used, len - used,
+                                      " resident=%d/SM (limit: %s; %d registers a thread)",
+                                      L.resident, L.res_limit, L.regs)
+                   : (size_t)snprintf(buf + used, len - used,
+                                      " resident=%d/SM (limit: %s; registers unknown)", L.resident,
+                                      L.res_limit);
   if (used >= len) return bmm__ok();
   switch (L.variant) {
   case BMM__CUDA_V_warp:

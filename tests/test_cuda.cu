@@ -51,7 +51,16 @@ static const bmm_table_rule test_override_sm90[] = {
    the strategy that ran (the forced one before the plan exists) and the
    dtype. */
 #define TEST_GROUPS(X) \
-  X(bound) X(no_device) X(errors) X(forced) X(tunables) X(graph) X(huge_batch) X(big) X(suite)
+  X(bound)             \
+  X(no_device)         \
+  X(errors)            \
+  X(occupancy)         \
+  X(forced)            \
+  X(tunables)          \
+  X(graph)             \
+  X(huge_batch)        \
+  X(big)               \
+  X(suite)
 enum test_group {
 #define X(g) G_##g,
   TEST_GROUPS(X)
@@ -752,6 +761,62 @@ static void test_big(cudaStream_t st) {
 
 /* Two calls captured into a graph: exactly two kernel nodes (one launch per
    call, no copies, no allocation), replayed on fresh inputs. */
+/* The grid's waves rest on bmm's count of resident blocks per
+   multiprocessor (bmm__cuda_resident: the Toolkit's calculator over the
+   kernel's cached registers and shared memory). The runtime's own answer,
+   cudaOccupancyMaxActiveBlocksPerMultiprocessor, must be the same for every
+   kernel variant x dtype at block sizes 32..1024 and dynamic shared memory
+   from none to the opt-in limit. */
+static void test_occupancy(void) {
+  static const int blocks[] = {32, 64, 96, 128, 256, 512, 1024};
+  bmm__cuda_device d;
+  int dev = 0, v, dt, bi, si, checks = 0;
+  if (bmm__cuda_device_get(&dev, &d) != BMM_OK) {
+    result(0, "occupancy: no device: %s", bmm_last_error());
+    return;
+  }
+  for (v = 1; v < BMM__CUDA_V_COUNT; ++v)
+    for (dt = 1; dt < BMM_DTYPE_COUNT; ++dt) {
+      const bmm__cuda_variant var = (bmm__cuda_variant)v;
+      const void *kern = bmm__cuda_kernel_of(var, (bmm_dtype)dt);
+      const bmm__cuda_kattr k = bmm__cuda_kernel_attr(&d, var, (bmm_dtype)dt);
+      const size_t smems[] = {0, 1000, 16384, 50000, (size_t)(d.smem_optin - k.smem_static)};
+      if (!result(k.state == 1 && kern, "occupancy: %s<%s>: cudaFuncGetAttributes failed",
+                  bmm__cuda_variant_kernel(var), bmm_dtype_name((bmm_dtype)dt)))
+        continue;
+      /* as bmm__cuda_optin does for launches above 48 KiB */
+      if (!result(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       d.smem_optin - k.smem_static) == cudaSuccess,
+                  "occupancy: %s<%s>: cudaFuncSetAttribute(%d bytes): %s",
+                  bmm__cuda_variant_kernel(var), bmm_dtype_name((bmm_dtype)dt),
+                  d.smem_optin - k.smem_static, cudaGetErrorString(cudaGetLastError())))
+        continue;
+      for (bi = 0; bi < (int)(sizeof blocks / sizeof blocks[0]); ++bi)
+        for (si = 0; si < (int)(sizeof smems / sizeof smems[0]); ++si) {
+          const char *limit = "";
+          int want = -1;
+          const int got = bmm__cuda_resident(&d, &k, blocks[bi], smems[si], &limit);
+          cudaError_t e;
+          ++checks;
+          if (blocks[bi] > k.max_threads) { /* the kernel's __launch_bounds__: none */
+            result(got == 0, "occupancy: %s<%s>, %d threads over its %d: bmm %d blocks/SM",
+                   bmm__cuda_variant_kernel(var), bmm_dtype_name((bmm_dtype)dt), blocks[bi],
+                   k.max_threads, got);
+            continue;
+          }
+          e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&want, kern, blocks[bi], smems[si]);
+          if (e != cudaSuccess) /* a shape the runtime refuses: none resident */
+            (void)cudaGetLastError(), want = 0;
+          result(got == want,
+                 "occupancy: %s<%s>, %d threads, %zu bytes dynamic: bmm %d blocks/SM (limit: %s; "
+                 "%d registers, %d static), the runtime %d",
+                 bmm__cuda_variant_kernel(var), bmm_dtype_name((bmm_dtype)dt), blocks[bi],
+                 smems[si], got, limit, k.regs, k.smem_static, want);
+        }
+    }
+  printf("occupancy: %d launch shapes against the runtime's\n", checks);
+}
+
 static void test_graph(cudaStream_t st) {
   const bmmx_case c1 = mk("graph_k25", BMM_F32, 1000, 3, 1, 25, BMMX_ROWMAJOR);
   const bmmx_case c2 = mk("graph_k5", BMM_F64, 777, 4, 3, 5, BMMX_SHARED_B_BIAS);
@@ -1104,6 +1169,7 @@ int main(int argc, char **argv) {
   cuda_or_die(cudaStreamCreate(&st), "stream");
   group_start(G_bound), test_stored_twice_bound();
   group_start(G_errors), test_errors(st);
+  group_start(G_occupancy), test_occupancy();
   group_start(G_forced), test_forced(st);
   group_start(G_tunables), test_tunables(st);
   group_start(G_graph), test_graph(st);

@@ -442,6 +442,8 @@ static inline std::string emu_site_name(uintptr_t site) {
 /* the traced costs: summed per kernel (global, shared) and per call site */
 typedef struct emu_trace_totals {
   int64_t g_req, g_sectors, g_ideal, g_bytes, g_unique_sectors;
+  int64_t g_st_bytes; /* of g_bytes, stored */
+  int64_t g_st_site;  /* warp instructions of the busiest global store site */
   int64_t s_req, s_wavefronts, s_ideal;
 } emu_trace_totals;
 
@@ -453,7 +455,9 @@ static inline emu_trace_totals emu_trace_sum(void) {
     if (kv.first.second / 2 == EMU_SHARED)
       t.s_req += c.requests, t.s_wavefronts += c.units, t.s_ideal += c.ideal;
     else
-      t.g_req += c.requests, t.g_sectors += c.units, t.g_ideal += c.ideal, t.g_bytes += c.bytes;
+      t.g_req += c.requests, t.g_sectors += c.units, t.g_ideal += c.ideal, t.g_bytes += c.bytes,
+          t.g_st_bytes += kv.first.second % 2 ? c.bytes : 0;
+    if (kv.first.second == EMU_GLOBAL * 2 + 1 && c.requests > t.g_st_site) t.g_st_site = c.requests;
   }
   std::vector<uint64_t> u = g_chk.global_sectors;
   std::sort(u.begin(), u.end());

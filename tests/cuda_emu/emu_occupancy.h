@@ -6,8 +6,9 @@
      - threads: at most max_threads per SM, max_blocks blocks;
      - registers: allocated per warp in units of 256 (a thread's count
        rounded up to a multiple of 8), from 4 sub-partitions of 16384 each;
-     - shared memory: the block's static + dynamic bytes plus 1 KiB the
-       runtime reserves per block, from the SM's carve-out maximum. */
+     - shared memory: the block's static + dynamic bytes in units of 128
+       plus 1 KiB the runtime reserves per block, from the SM's carve-out
+       maximum. */
 #ifndef BMM_EMU_OCCUPANCY_H
 #define BMM_EMU_OCCUPANCY_H
 
@@ -42,7 +43,9 @@ static inline emu_occupancy emu_occupancy_of(const emu_arch *a, int block, int r
   const int regs_warp = ((regs + 7) / 8 * 8 * 32 + 255) / 256 * 256;
   const int by_threads = a->max_threads / (warps * 32);
   const int by_regs = regs_warp ? (a->regs / 4 / regs_warp) * 4 / warps : a->max_blocks;
-  const int by_smem = smem_bytes > 0 ? a->smem_sm / (smem_bytes + a->smem_reserved) : a->max_blocks;
+  const int by_smem = smem_bytes > 0
+                          ? a->smem_sm / ((smem_bytes + 127) / 128 * 128 + a->smem_reserved)
+                          : a->max_blocks;
   o.blocks = a->max_blocks, o.limit = "blocks";
   if (by_threads < o.blocks) o.blocks = by_threads, o.limit = "threads";
   if (by_regs < o.blocks) o.blocks = by_regs, o.limit = "registers";

@@ -154,5 +154,12 @@ alignas(16) BMM_EMU_SHARED_SECTION unsigned char bmm__cuda_smem[BMM_EMU_SMEM_MAX
 extern const char *bmm_emu_last_kernel; /* its text, e.g. "bmm__cuda_loop<T>" */
 #define BMM__CUDA_GO(kernel) \
   (bmm_emu_last_kernel = #kernel, bmm_emu_launch(kernel, L->grid, L->block, L->smem, st, L->args))
+/* cudaFuncGetAttributes of a kernel: ptxas's registers and static shared
+   memory for it (tools/model/ptxas_sm80_sm90.csv, emu_test.cpp) */
+cudaError_t bmm_emu_func_attributes(struct cudaFuncAttributes *fa, const void *func,
+                                    const char *kernel, const char *dtype);
+#define BMM__CUDA_FUNC_ATTRIBUTES(fa, v, dt)                                           \
+  bmm_emu_func_attributes(fa, bmm__cuda_kernel_of(v, dt), bmm__cuda_variant_kernel(v), \
+                          bmm_dtype_name(dt))
 
 #endif /* BMM_EMU_PRELUDE_H */

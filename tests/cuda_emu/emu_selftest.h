@@ -155,6 +155,18 @@ static void st_model_curve(void) {
   bmm_model_curve(&t, &bmm_model_sm90, &k, &r);
   st_expect("model: + equal shared time, p = 1", (int64_t)(r.pct + 0.5), 50);
   st_expect("model: names the tie's first term", strcmp(r.reason, "DRAM bandwidth") == 0, 1);
+  /* v2: half the sectors re-read; 8 blocks' lifetime footprint (8 MiB)
+     outgrows the L1, one turn's of 64 (128 KiB) does not: the re-reads hit
+     it and DRAM streams the distinct bytes alone */
+  t.wavefronts = 0, t.sectors = 2 * t.distinct / 32, t.turns = 64;
+  bmm_model_curve(&t, &bmm_model_sm90, &k, &r);
+  st_expect("model: footprint per turn, re-reads hit L1, % of copy", (int64_t)(r.pct + 0.5), 100);
+  st_expect("model: footprint per turn, L1 hits %", (int64_t)(r.hit1 * 100 + 0.5), 100);
+  /* the traced blocks did a turn more than the average: the launch is 0.8
+     grids of them */
+  t.blocks_eff = 0.8 * (double)t.grid;
+  bmm_model_curve(&t, &bmm_model_sm90, &k, &r);
+  st_expect("model: work in traced blocks, % of copy", (int64_t)(r.pct + 0.5), 125);
 }
 
 static void st_patterns(void) {

@@ -92,6 +92,9 @@ static int g_emu_sms = 1; /* multiprocessors the emulated device reports */
 /* the shared memory per block it grants after opt-in (check_auto_plans varies it) */
 static int g_emu_smem_optin = BMM_EMU_SMEM_MAX;
 static int64_t g_emu_max_blocks = -1; /* run only the first blocks of a launch (tracing) */
+/* the architecture whose ptxas counts cudaFuncGetAttributes answers (the
+   model's --arch 80 sets 80) */
+static int g_emu_res_arch = 90;
 
 /* these run inside fibers: never traced (emu_check.h) */
 EMU_NOTRACE static void emu_fiber_main(void) {
@@ -331,6 +334,12 @@ cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int) {
   case cudaDevAttrMaxThreadsPerMultiProcessor: *v = 2048; break;
   /* an H100's 228 KiB a multiprocessor: 1 KiB over the opt-in per block */
   case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *v = g_emu_smem_optin + 1024; break;
+  case cudaDevAttrReservedSharedMemoryPerBlock: *v = 1024; break;
+  case cudaDevAttrMaxSharedMemoryPerBlock: *v = 48 * 1024; break;
+  case cudaDevAttrMaxThreadsPerBlock: *v = 1024; break;
+  case cudaDevAttrMaxRegistersPerMultiprocessor: *v = 65536; break;
+  case cudaDevAttrMaxRegistersPerBlock: *v = 65536; break;
+  case cudaDevAttrWarpSize: *v = 32; break;
   default: *v = 0;
   }
   return cudaSuccess;
@@ -352,6 +361,31 @@ cudaError_t cudaDeviceCanAccessPeer(int *c, int, int) {
   return cudaSuccess;
 }
 cudaError_t cudaFuncSetAttribute(const void *, cudaFuncAttribute, int) { return cudaSuccess; }
+}
+
+/* a kernel's registers and static shared memory as ptxas allocated them for
+   g_emu_res_arch (BMM_MODEL_RESOURCES or the repository's table, read once);
+   a kernel the table lacks is an error, as a kernel without an image for the
+   device is on a GPU: bmm then sizes the grid by threads alone */
+static emu_kernel_res g_emu_res[256];
+static int g_emu_nres = -1;
+cudaError_t bmm_emu_func_attributes(struct cudaFuncAttributes *fa, const void *func,
+                                    const char *kernel, const char *dtype) {
+  const emu_kernel_res *r;
+  if (!func) return cudaErrorInvalidDeviceFunction;
+  if (g_emu_nres < 0) {
+    const char *p = getenv("BMM_MODEL_RESOURCES") ? getenv("BMM_MODEL_RESOURCES")
+                                                  : "tools/model/ptxas_sm80_sm90.csv";
+    g_emu_nres = emu_load_resources(p, g_emu_res, 256);
+  }
+  if (strncmp(kernel, "bmm__cuda_", 10) == 0) kernel += 10;
+  r = emu_find_resources(g_emu_res, g_emu_nres, g_emu_res_arch, kernel, dtype);
+  if (!r) return cudaErrorInvalidDeviceFunction;
+  memset(fa, 0, sizeof *fa);
+  fa->numRegs = r->regs, fa->sharedSizeBytes = (size_t)r->smem;
+  /* the TILED kernels' __launch_bounds__(256...); every other kernel takes 1024 */
+  fa->maxThreadsPerBlock = strncmp(kernel, "tiled", 5) == 0 ? 256 : 1024;
+  return cudaSuccess;
 }
 
 /* ---- the cases ------------------------------------------------------------ */
@@ -596,10 +630,11 @@ static void run_tunables(void) {
 
 /* The strategies with a thread per batch entry (BATCH_ENTRY, FIXED) get a
    grid of at most 8192 threads on the emulated one-multiprocessor device
-   (bmm__cuda_blocks: 4 waves of 2048), which no default shape's batch
-   reaches: 8200 entries make their grid-stride loop turn. ASYNC's grid is
-   one wave of resident blocks (13-16 on the emulated multiprocessor by
-   dtype), so its 391 groups of 21 2x3x5 entries turn 24-31 times a block,
+   (bmm__cuda_waves: 4 waves of at most 2048, fewer where registers bind),
+   which no default shape's batch reaches: 8200 entries make their
+   grid-stride loop turn. ASYNC's grid is one wave of resident blocks (12-16
+   on the emulated multiprocessor by dtype), so its 391 groups of 21 2x3x5
+   entries turn 24-33 times a block,
    the second buffer filling while the first is summed (copies landing at
    the issue on half the launches, at the wait on the other half).
    WARP_STAGED's groups (a warp's each: 2048 bytes of spans, 20 entries in
@@ -653,6 +688,38 @@ static void run_uncompiled_rule(void) {
          strstr(why, "-> cuda_loop") && strstr(why, "rule 0 (cuda_cublas not compiled in)");
     bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
     BMMX_CHECK(ok, "explain of an uncompiled cuda_cublas rule: %s", why);
+  }
+}
+
+/* A table rule whose launch leaves no block resident (1024 threads of
+   batch_entry8's c128 kernel, 255 registers each by ptxas: four times an
+   SM's registers) cannot run: AUTO runs cuda_loop instead, correctly, and
+   explain says why, naming the registers. */
+static void run_unresident_rule(void) {
+  int off, ok;
+  bmm_table_rule r[2];
+  memset(r, 0, sizeof r);
+  r[0].strategy = BMM_CUDA_BATCH_ENTRY, r[0].threads = 1024, r[1].strategy = BMM_CUDA_LOOP;
+  for (off = 0; off < 2; ++off) {
+    bmmx_case c;
+    memset(&c, 0, sizeof c);
+    c.dtype = BMM_C128, c.batch = 37, c.m = 5, c.n = 8, c.k = 7, c.layout = BMMX_BATCH_INNER;
+    run(&c, 1.5, off ? 0.0 : -0.5, off, 0, off, r);
+  }
+  {
+    std::vector<bmm_c128> A(37 * 5 * 7), B(37 * 7 * 8), C(37 * 5 * 8);
+    bmmx_case c;
+    bmm_problem p;
+    char why[2048];
+    memset(&c, 0, sizeof c);
+    c.dtype = BMM_C128, c.batch = 37, c.m = 5, c.n = 8, c.k = 7, c.layout = BMMX_BATCH_INNER;
+    p = bmmx_problem(&c, A.data(), B.data(), C.data(), NULL);
+    bmm_set_table(BMM_BACKEND_CUDA, r, 2);
+    ok = bmm_explain(&p, BMM_BACKEND_CUDA, why, sizeof why) == BMM_OK &&
+         strstr(why, "kernel=bmm__cuda_loop<") && strstr(why, "cannot launch here") &&
+         strstr(why, "no block of 1024 threads fits") && strstr(why, "(registers: 255");
+    bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
+    BMMX_CHECK(ok, "explain of a rule no block of which fits: %s", why);
   }
 }
 
@@ -762,6 +829,38 @@ static void check_auto_plans(void) {
    (TILED's is static: explain adds it, the launch has none). The seed's
    3x1x25 and a 3x1x5 with A column-major run different kernels (STAGED and
    LOOP), so explain must name them differently. */
+/* The residency explain states, against the occupancy calculator of the
+   model (emu_occupancy.h, written apart from bmm's) over the same ptxas
+   counts, and the grid it caps: at most 4 waves of it (ASYNC 1) on the
+   emulated device's g_emu_sms multiprocessors. */
+static void check_resident(const char *why, const char *kern, bmm_dtype dt, int block,
+                           long long smem, long long grid) {
+  static emu_kernel_res res[256];
+  static int nres = -1;
+  const char *at = strstr(why, " resident=");
+  char name[32], limit[32] = "";
+  const emu_kernel_res *r;
+  emu_occupancy o;
+  int resident = -1, regs = -1;
+  if (nres < 0) nres = emu_load_resources("tools/model/ptxas_sm80_sm90.csv", res, 256);
+  snprintf(name, sizeof name, "%s", kern + (strncmp(kern, "bmm__cuda_", 10) ? 0 : 10));
+  name[strcspn(name, "<")] = 0;
+  r = emu_find_resources(res, nres, 90, name, bmm_dtype_name(dt));
+  if (!r) {
+    BMMX_CHECK(0, "no ptxas row for %s %s: explain %s", name, bmm_dtype_name(dt), why);
+    return;
+  }
+  if (at) sscanf(at, " resident=%d/SM (limit: %31[^;]; %d registers", &resident, limit, &regs);
+  o = emu_occupancy_of(&emu_arch_sm90, block, r->regs,
+                       (int)(strstr(kern, "tiled") ? smem : smem + r->smem));
+  BMMX_CHECK(resident == o.blocks && regs == r->regs && strcmp(limit, o.limit) == 0 &&
+                 grid <= (long long)g_emu_sms * resident * (strstr(kern, "async") ? 1 : 4),
+             "%s %s: explain says resident=%d (limit: %s; %d registers), grid %lld; the "
+             "occupancy calculator %d (limit: %s; %d registers) on %d SMs",
+             name, bmm_dtype_name(dt), resident, limit, regs, grid, o.blocks, o.limit, r->regs,
+             g_emu_sms);
+}
+
 static void check_explain(void) {
   static const struct {
     bmm_dtype dt;
@@ -855,6 +954,7 @@ static void check_explain(void) {
         ok, "explain vs launch: launched %s grid=%lld block=%lld smem=%zu; want %s%s; explain: %s",
         bmm_emu_last_kernel, (long long)g_last_grid, (long long)g_last_block, g_last_smem,
         ex[e].kernel, ex[e].says, why);
+    check_resident(why, kern, ex[e].dt, block, smem, grid);
   }
   BMMX_CHECK(strcmp(names[0], names[1]) != 0,
              "explain names the seed 3x1x25 and 3x1x5 kernels alike: %s", names[0]);
@@ -1020,6 +1120,7 @@ int main(int argc, char **argv) {
   run_tunables();
   run_grid_stride();
   run_uncompiled_rule();
+  run_unresident_rule();
   check_auto_plans();
   check_explain();
   printf("tunables (table rules) done; %ld emulated launches\n", g_launches);

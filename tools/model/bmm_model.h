@@ -17,15 +17,16 @@
 
    THE MODEL (all figures per multiprocessor, the launch spread evenly over
    the SMs; `nres` resident blocks per SM from emu_occupancy.h):
-     dram   = grid * DRAM bytes per block / (eff * copy bandwidth)
+     dram   = blocks * DRAM bytes per block / (eff * copy bandwidth)
               DRAM bytes per block = distinct 32-byte sectors the traced block
               touches + the re-read sectors (requested - distinct) that miss
               both L1 and L2 (below)
-     l2     = grid * (distinct + L1-missing re-read bytes) / (l2_ratio * copy bw)
+     l2     = blocks * (distinct + L1-missing re-read bytes) / (l2_ratio * copy bw)
      l1     = blocks per SM * requested sectors / (l1_rate * clock)
      smem   = blocks per SM * shared wavefronts / clock   (one per clock)
      lat    = waves * rounds * lat_ns                    (bytes in flight:
-              Little's law) where waves = ceil(grid / (SMs * nres)) and rounds
+              Little's law) where waves = ceil(grid / (SMs * nres)) * blocks /
+              grid and rounds
               = the load round trips of a block: per warp and barrier
               interval, ceil(most global loads of one lane / burst), summed
               over the intervals and averaged over warps (a lane keeps at most
@@ -34,6 +35,12 @@
               phase between barriers, when nothing global is in flight), plus
               blk_ns per block (its start, prologue and retirement)
      time   = (dram^p + l2^p + l1^p + smem^p + lat^p)^(1/p) + t0
+   `blocks`: the launch's work in traced blocks (the problem's C bytes over a
+   traced block's stores; v1 used the grid, which
+   over-counted where grid-stride loops give the first blocks an extra turn).
+   The footprints R1 and the L2's working set below are per turn of the
+   block's grid-stride loop (its distinct bytes over its turns: the most
+   times a warp ran one store site of C), what the caches hold at a time.
      pct    = the problem's minimal bytes / time / copy bandwidth
    A round counts only if a load in it must wait for memory: a first touch
    of a sector by the warp, or a re-read L1 lost (rounds = min(ceil(loads /
@@ -69,8 +76,10 @@
    (Tables written before 2026-11-25 15:00 UTC chose among the strategies'
    defaults only: a rule's tunables spoiled the kernel lookup and the tuner
    dropped every configuration with tunables; the model itself, terms and
-   constants, did not change.) */
-#define BMM_MODEL_VERSION 1
+   constants, did not change.) v2 (2026-11-28): the launch's work counted in
+   traced blocks by their stores of C, and the caches' footprints per turn of
+   a block's grid-stride loop (both below); constants unchanged. */
+#define BMM_MODEL_VERSION 2
 
 /* the fitted constants (see above) */
 typedef struct bmm_model_consts {
@@ -133,6 +142,15 @@ typedef struct bmm_model_traffic {
   double l1_first; /* of those, granules fetched for the first time */
   double st_bytes; /* distinct bytes the block stores */
   double l1_hit;   /* fraction of the lanes' loads that hit L1 */
+  /* the launch's work in traced blocks: the problem's bytes of C over those
+     a traced block stores (0: unknown, grid). A grid-stride loop gives the
+     first blocks, the traced ones, a turn more than the average where the
+     work does not divide evenly (f32 3x1x20 STAGED: 4 turns against 3.006) */
+  double blocks_eff;
+  /* a block's turns through its grid-stride loop: the most times a warp ran
+     one global store site (one output of C each turn; 1 without stores).
+     The L1 and L2 hold one turn's bytes at a time, not a block's lifetime */
+  double turns;
 } bmm_model_traffic;
 
 typedef struct bmm_model_result {
@@ -147,7 +165,8 @@ static inline void bmm_model_curve(const bmm_model_traffic *t, const bmm_model_a
                                    const bmm_model_consts *k, bmm_model_result *r) {
   const double clk = a->clock_ghz * 1e3; /* per microsecond */
   const double bps = a->copy_gbs * 1e3;  /* bytes per microsecond */
-  const double per_sm = (double)t->grid / a->sms;
+  const double work = t->blocks_eff > 0 ? t->blocks_eff : (double)t->grid; /* traced blocks */
+  const double per_sm = work / a->sms;
   double waves, excess, c1, r1, ws2, rounds = 0, chain = 0, dram_b, l2_b, terms[5], s = 0, big = 0;
   int i, bi = 0;
   static const char *names[5] = {"DRAM bandwidth", "L2 bandwidth (L1 misses)",
@@ -158,14 +177,16 @@ static inline void bmm_model_curve(const bmm_model_traffic *t, const bmm_model_a
     snprintf(r->reason, sizeof r->reason, "cannot launch (resources)");
     return;
   }
-  waves = ceil((double)t->grid / ((double)a->sms * t->nres));
+  /* the waves of blocks, each as long as a traced block (the first, the
+     longest), then scaled to the average block's share of the work */
+  waves = ceil((double)t->grid / ((double)a->sms * t->nres)) * work / (double)t->grid;
   c1 = a->l1_bytes - (double)t->nres * t->smem_block;
   if (c1 < 16384) c1 = 16384;
-  r1 = (double)t->nres * t->distinct;
+  r1 = (double)t->nres * t->distinct / (t->turns > 1 ? t->turns : 1);
   r->hit1 = t->l1_sim ? t->l1_hit : r1 > c1 ? c1 / r1 : 1;
   for (i = 0; i < t->nburst; ++i) {
     /* a round waits for memory if one of its loads misses: first touches,
-       and re-reads that L1 lost (v2: burst_new counts the L1's misses) */
+       and re-reads that L1 lost (the L1 option: burst_new counts the L1's misses) */
     const double n = t->burst_n[i],
                  miss = t->l1_sim ? t->burst_new[i]
                                   : t->burst_new[i] + (n - t->burst_new[i]) * (1 - r->hit1);
@@ -176,10 +197,10 @@ static inline void bmm_model_curve(const bmm_model_traffic *t, const bmm_model_a
   }
   excess = t->sectors * 32 - t->distinct;
   if (excess < 0) excess = 0;
-  ws2 = (double)a->sms * t->nres * t->distinct;
+  ws2 = (double)a->sms * t->nres * t->distinct / (t->turns > 1 ? t->turns : 1);
   r->hit2 = ws2 > k->l2_frac * a->l2_bytes ? k->l2_frac * a->l2_bytes / ws2 : 1;
   if (t->l1_sim) {
-    /* v2: L2 serves what L1 missed (and the stores); DRAM the first fetch
+    /* the L1 option: L2 serves what L1 missed (and the stores); DRAM the first fetch
        of each granule (at least the distinct sectors) and the refetches of
        evicted ones that L2 lost too */
     double first = t->l1_first + t->st_bytes, refetch = t->l1_fill - t->l1_first;
@@ -189,8 +210,8 @@ static inline void bmm_model_curve(const bmm_model_traffic *t, const bmm_model_a
     l2_b = t->distinct + excess * (1 - r->hit1);
     dram_b = t->distinct + excess * (1 - r->hit1) * (1 - r->hit2);
   }
-  terms[0] = (double)t->grid * dram_b / (k->eff * bps);
-  terms[1] = (double)t->grid * l2_b / (k->l2_ratio * bps);
+  terms[0] = work * dram_b / (k->eff * bps);
+  terms[1] = work * l2_b / (k->l2_ratio * bps);
   terms[2] = per_sm * t->sectors / (k->l1_rate * clk);
   terms[3] = per_sm * t->wavefronts / clk;
   terms[4] = waves * (rounds * k->lat_ns + chain * k->sh_ns + k->blk_ns) * 1e-3;
@@ -342,7 +363,8 @@ static inline const char *bmm_model_form(void) {
 /* the traffic of the launch just traced (g_chk), for a kernel with `regs`
    registers and `static_smem` static shared bytes */
 static inline int bmm_model_collect(const emu_arch *arch, const bmm_model_arch *ma, int regs,
-                                    int static_smem, double useful_bytes, bmm_model_traffic *t) {
+                                    int static_smem, double useful_bytes, double c_bytes,
+                                    bmm_model_traffic *t) {
   const emu_trace_totals s = emu_trace_sum();
   const double nb = g_chk.traced_blocks ? (double)g_chk.traced_blocks : 1;
   const double nw = g_chk.traced_warps ? (double)g_chk.traced_warps : 1;
@@ -359,6 +381,8 @@ static inline int bmm_model_collect(const emu_arch *arch, const bmm_model_arch *
   t->wavefronts = (double)s.s_wavefronts / nb, t->s_req = (double)s.s_req / nb;
   t->s_ideal = (double)s.s_ideal / nb;
   t->barriers = (double)g_chk.traced_barriers / nb;
+  t->blocks_eff = s.g_st_bytes > 0 ? c_bytes / ((double)s.g_st_bytes / nb) : 0;
+  t->turns = (double)s.g_st_site / nw;
   t->lines_per_ld = g_chk.load_insts ? (double)g_chk.load_lines / (double)g_chk.load_insts : 0;
   for (auto &e : g_chk.load_burst) {
     int i;
@@ -417,6 +441,7 @@ static inline int bmm_model_predict(const bmm_problem *p, bmm_strategy st,
   }
   emu_trace_reset();
   g_chk.checks = 0, g_chk.trace_blocks = 2, g_emu_max_blocks = 2, g_emu_sms = ea->sms;
+  g_emu_res_arch = arch; /* the kernels' registers: bmm caches them at its first pick */
   g_chk.block = g_chk.grid = 0, g_chk.smem = 0, g_chk.regions.clear();
   g_emu_error[0] = 0;
   bmm_explain(&q, BMM_BACKEND_CUDA, explain, sizeof explain);
@@ -449,7 +474,7 @@ static inline int bmm_model_predict(const bmm_problem *p, bmm_strategy st,
                       ((double)p->m * p->k * na + (double)p->k * p->n * nbb +
                        (double)p->m * p->n * nb + (p->bias ? (double)p->n : 0)) *
                           ab,
-                      &t);
+                      (double)p->m * p->n * nb * ab, &t);
   }
   bmm_model_curve(&t, ma, bmm_model_use, r);
   if (traffic) *traffic = t;

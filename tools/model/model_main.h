@@ -182,7 +182,8 @@ static int model_fixture_case(const char *variant, bmm_dtype dt, int64_t batch, 
   }
   g_chk.trace_blocks = 0, g_emu_max_blocks = -1;
   if (ok && !g_emu_error[0]) {
-    bmm_model_collect(ea, ma, kr->regs, kr->smem, (double)batch * (4.0 * k + 3) * es, t);
+    bmm_model_collect(ea, ma, kr->regs, kr->smem, (double)batch * (4.0 * k + 3) * es,
+                      (double)batch * 3 * es, t);
     bmm_model_curve(t, ma, bmm_model_use, r);
   } else {
     snprintf(r->reason, sizeof r->reason, "%s", ok ? g_emu_error : "not this design's shape");

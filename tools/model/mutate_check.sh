@@ -10,13 +10,17 @@
 #   wsync      WARP_STAGED sums a group without the __syncwarp after staging
 #   wsyncend   WARP_STAGED restages without the __syncwarp after the sums
 #   tiledbuf   TILED stores the next K step into the tiles being summed
-# And one in a patched copy of tools/model/bmm_model.h, caught by the
+#   noregs     the grid's residency counts 1 register a thread (caught
+#              by explain's check against the model's occupancy calculator)
+# And three in a patched copy of tools/model/bmm_model.h, caught by the
 # self-test (emu_check --self-test):
 #   l1off      the model's simulated L1 (BMM_MODEL_L1) holds nothing (every load misses)
+#   turns      the L1 footprint is a block's lifetime, not one turn (model v1)
+#   work       the launch's work is the grid, not the traced blocks' stores (model v1)
 # Usage: sh tools/model/mutate_check.sh [filter]   (EMU_ONLY filter, default
 # "cuda_staged f32"; the ASYNC mutants run "cuda_async f32", the WARP_STAGED
 # ones "cuda_warp_staged f32", tiledbuf "cuda_tiled f32"); MUTANTS="..."
-# picks among the kernel mutants. Not part of ninja test: nine clang builds,
+# picks among the kernel mutants. Not part of ninja test: twelve clang builds,
 # minutes.
 set -u
 filter=${1:-cuda_staged f32}
@@ -31,7 +35,18 @@ build_check() {
     -Wno-unknown-pragmas -I$dir/$1 -I. -Itests/cuda_emu -I/usr/local/cuda/include \
     tests/cuda_emu/emu_test.cpp -o $dir/$1/emu_check -lm -ldl
 }
-for m in ${MUTANTS:-offby1 race misalign asyncwait asyncbar wsync wsyncend tiledbuf}; do
+# mutate NAME FILE EXPR: FILE patched by sed -E EXPR into $dir/NAME/FILE,
+# then the checked build; fails, saying so, where the pattern is gone
+mutate() {
+  mkdir -p $dir/$1/$(dirname $2)
+  sed -E "$3" $2 > $dir/$1/$2
+  if cmp -s $2 $dir/$1/$2; then
+    echo "$1: pattern not found in $2 (the code changed): mutation not applied"
+    return 1
+  fi
+  build_check $1
+}
+for m in ${MUTANTS:-offby1 race misalign asyncwait asyncbar wsync wsyncend tiledbuf noregs}; do
   flt=$filter
   case $m in
   offby1) expr='s|dst\[\(e / row\) \* ld \+ e % row\] = src\[e\];|dst[(e / row) * ld + e % row + 1] = src[e];|'
@@ -50,15 +65,10 @@ for m in ${MUTANTS:-offby1 race misalign asyncwait asyncbar wsync wsyncend tiled
             want='shared-memory race' flt='cuda_warp_staged f32' ;;
   tiledbuf) expr='s|bmm__cuda_tile_put<TL>\(sA\[\(q \+ 1\) % NB\], sB\[\(q \+ 1\) % NB\]|bmm__cuda_tile_put<TL>(sA[q], sB[q]|'
             want='shared-memory race' flt='cuda_tiled f32' ;;
+  noregs) expr='s|fa.numRegs = k->regs;|fa.numRegs = 1;|'
+          want='the occupancy calculator' ;;
   esac
-  mkdir -p $dir/$m
-  sed -E "$expr" bmm_cuda.cuh > $dir/$m/bmm_cuda.cuh
-  if cmp -s bmm_cuda.cuh $dir/$m/bmm_cuda.cuh; then
-    echo "$m: pattern not found in bmm_cuda.cuh (the kernels changed): mutation not applied"
-    status=1
-    continue
-  fi
-  build_check $m || { status=1; continue; }
+  mutate $m bmm_cuda.cuh "$expr" || { status=1; continue; }
   EMU_ONLY="$flt" $dir/$m/emu_check > $dir/$m/log 2>&1
   # bmm_test.h prints at most 20 failures, each as a FAIL line with the
   # case and its message on the next
@@ -67,18 +77,20 @@ for m in ${MUTANTS:-offby1 race misalign asyncwait asyncbar wsync wsyncend tiled
   echo "$m: $n of the $all failures printed name '$want' ($(grep 'passed, ' $dir/$m/log))"
   [ "$n" -gt 0 ] || status=1
 done
-m=l1off
-mkdir -p $dir/$m/tools/model
-sed -E 's|was\[x - i\] = it != res.end\(\) && \(it->second.second & bit\) == bit;|was[x - i] = 0 * (it != res.end());|' \
-  tools/model/bmm_model.h > $dir/$m/tools/model/bmm_model.h
-if cmp -s tools/model/bmm_model.h $dir/$m/tools/model/bmm_model.h; then
-  echo "$m: pattern not found in tools/model/bmm_model.h: mutation not applied"
-  status=1
-else
-  build_check $m || status=1
+# the model's mutants: caught by the self-test's checks of that name
+for m in l1off turns work; do
+  case $m in
+  l1off) expr='s|was\[x - i\] = it != res.end\(\) && \(it->second.second & bit\) == bit;|was[x - i] = 0 * (it != res.end());|'
+         want='^FAIL self-test L1' ;;
+  turns) expr='s|r1 = \(double\)t->nres \* t->distinct / \(t->turns > 1 \? t->turns : 1\);|r1 = (double)t->nres * t->distinct;|'
+         want='^FAIL self-test model: footprint per turn' ;;
+  work) expr='s|const double work = t->blocks_eff > 0 \? t->blocks_eff : \(double\)t->grid;|const double work = (double)t->grid;|'
+        want='^FAIL self-test model: work in traced blocks' ;;
+  esac
+  mutate $m tools/model/bmm_model.h "$expr" || { status=1; continue; }
   $dir/$m/emu_check --self-test > $dir/$m/log 2>&1
-  n=$(grep -c "^FAIL self-test L1" $dir/$m/log)
-  echo "$m: $n self-test checks of the L1 fail ($(grep 'self-test: ' $dir/$m/log))"
+  n=$(grep -c "$want" $dir/$m/log)
+  echo "$m: $n self-test checks named '$want' fail ($(grep 'self-test: ' $dir/$m/log))"
   [ "$n" -gt 0 ] || status=1
-fi
+done
 exit $status

@@ -64,6 +64,7 @@ static int bmmt_model_driver(bmmt_driver *d, int arch, int table_arch) {
   /* before any call: bmm caches the device's properties at its first one, and
      the grid it sizes (waves of resident blocks) comes from this count */
   g_emu_sms = arch == 80 ? emu_arch_sm80.sms : emu_arch_sm90.sms;
+  g_emu_res_arch = arch == 80 ? 80 : 90; /* and the kernels' registers, cached too */
   d->backend = BMM_BACKEND_CUDA;
   d->arch = table_arch;
   snprintf(d->device, sizeof d->device,
