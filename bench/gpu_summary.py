@@ -240,6 +240,9 @@ def main():
         lines.append("-- %s: %s%s" % (log, "; ".join("%s passed, %s failed, %s skipped" % c
                                                        for c in counts) or "no count line",
                                         ", %d FAIL lines" % fails if fails else ""))
+        # test_cuda's residency check against the runtime, and where failures were
+        for m in re.findall(r"^(occupancy: \d+ launch shapes.*|failures by group.*)$", text, re.M):
+            lines.append("--   %s" % m)
     san = []
     for path in sorted(glob.glob(os.path.join(folder, "*check.log"))):
         text = open(path, errors="replace").read()
