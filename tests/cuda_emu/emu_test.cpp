@@ -824,11 +824,6 @@ static void check_auto_plans(void) {
   bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
 }
 
-/* bmm_explain says what bmm__cuda_pick decided; the launch must be exactly
-   that: the kernel explain names, its grid, block and dynamic shared memory
-   (TILED's is static: explain adds it, the launch has none). The seed's
-   3x1x25 and a 3x1x5 with A column-major run different kernels (STAGED and
-   LOOP), so explain must name them differently. */
 /* The residency explain states, against the occupancy calculator of the
    model (emu_occupancy.h, written apart from bmm's) over the same ptxas
    counts, and the grid it caps: at most 4 waves of it (ASYNC 1) on the
@@ -861,6 +856,11 @@ static void check_resident(const char *why, const char *kern, bmm_dtype dt, int 
              g_emu_sms);
 }
 
+/* bmm_explain says what bmm__cuda_pick decided; the launch must be exactly
+   that: the kernel explain names, its grid, block and dynamic shared memory
+   (TILED's is static: explain adds it, the launch has none). The seed's
+   3x1x25 and a 3x1x5 with A column-major run different kernels (STAGED and
+   LOOP), so explain must name them differently. */
 static void check_explain(void) {
   static const struct {
     bmm_dtype dt;
