@@ -759,8 +759,6 @@ static void test_big(cudaStream_t st) {
   cudaFree(da), cudaFree(db), cudaFree(dc);
 }
 
-/* Two calls captured into a graph: exactly two kernel nodes (one launch per
-   call, no copies, no allocation), replayed on fresh inputs. */
 /* The grid's waves rest on bmm's count of resident blocks per
    multiprocessor (bmm__cuda_resident: the Toolkit's calculator over the
    kernel's cached registers and shared memory). The runtime's own answer,
@@ -817,6 +815,8 @@ static void test_occupancy(void) {
   printf("occupancy: %d launch shapes against the runtime's\n", checks);
 }
 
+/* Two calls captured into a graph: exactly two kernel nodes (one launch per
+   call, no copies, no allocation), replayed on fresh inputs. */
 static void test_graph(cudaStream_t st) {
   const bmmx_case c1 = mk("graph_k25", BMM_F32, 1000, 3, 1, 25, BMMX_ROWMAJOR);
   const bmmx_case c2 = mk("graph_k5", BMM_F64, 777, 4, 3, 5, BMMX_SHARED_B_BIAS);

@@ -35,13 +35,13 @@
               phase between barriers, when nothing global is in flight), plus
               blk_ns per block (its start, prologue and retirement)
      time   = (dram^p + l2^p + l1^p + smem^p + lat^p)^(1/p) + t0
-   `blocks`: the launch's work in traced blocks (the problem's C bytes over a
-   traced block's stores; v1 used the grid, which
-   over-counted where grid-stride loops give the first blocks an extra turn).
-   The footprints R1 and the L2's working set below are per turn of the
-   block's grid-stride loop (its distinct bytes over its turns: the most
-   times a warp ran one store site of C), what the caches hold at a time.
      pct    = the problem's minimal bytes / time / copy bandwidth
+   `blocks`: the launch's work in traced blocks (the problem's C bytes over a
+   traced block's stores; v1 used the grid, which over-counted where
+   grid-stride loops give the first blocks an extra turn). The footprints R1
+   and the L2's working set below are per turn of the block's grid-stride
+   loop (its distinct bytes over its turns: the most times a warp ran one
+   store site of C), what the caches hold at a time.
    A round counts only if a load in it must wait for memory: a first touch
    of a sector by the warp, or a re-read L1 lost (rounds = min(ceil(loads /
    burst), such loads)). Re-reads hit L1 in the fraction min(1, C1 / R1),
