@@ -2346,28 +2346,24 @@ static int bmm__cuda_compiled(bmm_strategy s) {
 template <typename T>
 static bmm_status bmm__cuda_go(const bmm__cuda_launch *L, bmm__cuda_device *d, int dev,
                                cudaStream_t st, cudaDataType_t ty) {
-  const int dt = (int)L->args.pl.dtype;
   bmm_status s = L->gemm ? bmm__cuda_gemm<T>(&L->args.pl, dev, st, ty) : BMM_OK;
-  const char *what = "cuda_cublas";
-  (void)dt;
+  if (s == BMM_OK && L->variant != BMM__CUDA_V_NONE && L->smem > BMM__CUDA_SMEM_DEFAULT)
+    s = bmm__cuda_optin(bmm__cuda_kernel_t<T>(L->variant),
+                        L->variant * BMM_DTYPE_COUNT + (int)L->args.pl.dtype, d, dev);
   if (s != BMM_OK) return s;
   switch (L->variant) {
-#define BMM__X(v, strat, kernel, ...)                                                         \
-  case BMM__CUDA_V_##v:                                                                       \
-    what = #kernel;                                                                           \
-    if (L->smem > BMM__CUDA_SMEM_DEFAULT)                                                     \
-      s = bmm__cuda_optin((const void *)kernel<T>, BMM__CUDA_V_##v * BMM_DTYPE_COUNT + dt, d, \
-                          dev);                                                               \
-    if (s == BMM_OK) BMM__CUDA_GO(kernel<T>);                                                 \
-    break;
+#define BMM__X(v, strat, kernel, ...) \
+  case BMM__CUDA_V_##v: BMM__CUDA_GO(kernel<T>); break;
     BMM__CUDA_VARIANTS(BMM__X)
 #undef BMM__X
   default: break;
   }
-  return s != BMM_OK ? s : bmm__cuda_check_launch(what);
+  return bmm__cuda_check_launch(
+      L->variant != BMM__CUDA_V_NONE ? bmm__cuda_variant_kernel(L->variant) : "cuda_cublas");
 }
 
-/* The dtype switch: the one place a bmm_dtype becomes an element type. */
+/* The dtype switch of a launch (bmm__cuda_kernel_of has the other: a
+   kernel's address, for its resources). */
 static bmm_status bmm__cuda_launch_dtype(const bmm__cuda_launch *L, bmm__cuda_device *d, int dev,
                                          cudaStream_t st) {
   switch (L->args.pl.dtype) {
