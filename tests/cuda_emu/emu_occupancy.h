@@ -95,6 +95,21 @@ static inline const emu_kernel_res *emu_find_resources(const emu_kernel_res *t, 
   return NULL;
 }
 
+/* The resources table the emulator and the model read:
+   $BMM_MODEL_RESOURCES, else the repository's (run from its root). */
+static inline const char *emu_resources_path(void) {
+  const char *p = getenv("BMM_MODEL_RESOURCES");
+  return p ? p : "tools/model/ptxas_sm80_sm90.csv";
+}
+
+/* A kernel's row of that table, read once; NULL where it has none. */
+static inline const emu_kernel_res *emu_resources(int arch, const char *kernel, const char *dtype) {
+  static emu_kernel_res res[256];
+  static int n = -1;
+  if (n < 0) n = emu_load_resources(emu_resources_path(), res, 256);
+  return emu_find_resources(res, n, arch, kernel, dtype);
+}
+
 /* The kernel bmm_explain's text says a launch runs, as the resources table
    spells it (e.g. "staged", "tiled64", "staged_gen"): its kernel= field
    (kernel=bmm__cuda_staged_gen<float>), else the strategy's name without

@@ -364,22 +364,15 @@ cudaError_t cudaFuncSetAttribute(const void *, cudaFuncAttribute, int) { return 
 }
 
 /* a kernel's registers and static shared memory as ptxas allocated them for
-   g_emu_res_arch (BMM_MODEL_RESOURCES or the repository's table, read once);
+   g_emu_res_arch (emu_occupancy.h's emu_resources);
    a kernel the table lacks is an error, as a kernel without an image for the
    device is on a GPU: bmm then sizes the grid by threads alone */
-static emu_kernel_res g_emu_res[256];
-static int g_emu_nres = -1;
 cudaError_t bmm_emu_func_attributes(struct cudaFuncAttributes *fa, const void *func,
                                     const char *kernel, const char *dtype) {
   const emu_kernel_res *r;
   if (!func) return cudaErrorInvalidDeviceFunction;
-  if (g_emu_nres < 0) {
-    const char *p = getenv("BMM_MODEL_RESOURCES") ? getenv("BMM_MODEL_RESOURCES")
-                                                  : "tools/model/ptxas_sm80_sm90.csv";
-    g_emu_nres = emu_load_resources(p, g_emu_res, 256);
-  }
   if (strncmp(kernel, "bmm__cuda_", 10) == 0) kernel += 10;
-  r = emu_find_resources(g_emu_res, g_emu_nres, g_emu_res_arch, kernel, dtype);
+  r = emu_resources(g_emu_res_arch, kernel, dtype);
   if (!r) return cudaErrorInvalidDeviceFunction;
   memset(fa, 0, sizeof *fa);
   fa->numRegs = r->regs, fa->sharedSizeBytes = (size_t)r->smem;
@@ -830,17 +823,14 @@ static void check_auto_plans(void) {
    emulated device's g_emu_sms multiprocessors. */
 static void check_resident(const char *why, const char *kern, bmm_dtype dt, int block,
                            long long smem, long long grid) {
-  static emu_kernel_res res[256];
-  static int nres = -1;
   const char *at = strstr(why, " resident=");
   char name[32], limit[32] = "";
   const emu_kernel_res *r;
   emu_occupancy o;
   int resident = -1, regs = -1;
-  if (nres < 0) nres = emu_load_resources("tools/model/ptxas_sm80_sm90.csv", res, 256);
   snprintf(name, sizeof name, "%s", kern + (strncmp(kern, "bmm__cuda_", 10) ? 0 : 10));
   name[strcspn(name, "<")] = 0;
-  r = emu_find_resources(res, nres, 90, name, bmm_dtype_name(dt));
+  r = emu_resources(90, name, bmm_dtype_name(dt));
   if (!r) {
     BMMX_CHECK(0, "no ptxas row for %s %s: explain %s", name, bmm_dtype_name(dt), why);
     return;
@@ -1005,20 +995,15 @@ static int trace_main(int argc, char **argv) {
   printf("traced %lld blocks\n", (long long)g_chk.traced_blocks);
   {
     /* the kernel's resources as ptxas allocated them, and the residency */
-    static emu_kernel_res res[256];
-    const char *path = getenv("BMM_MODEL_RESOURCES") ? getenv("BMM_MODEL_RESOURCES")
-                                                     : "tools/model/ptxas_sm80_sm90.csv";
-    const int nres = emu_load_resources(path, res, 256);
     const emu_arch *archs[2] = {&emu_arch_sm90, &emu_arch_sm80};
     char kern[32];
     int ai;
     emu_kernel_of_explain(explain, kern, sizeof kern);
     for (ai = 0; ai < 2; ++ai) {
-      const emu_kernel_res *r =
-          emu_find_resources(res, nres, archs[ai]->arch, kern, bmm_dtype_name(dt));
+      const emu_kernel_res *r = emu_resources(archs[ai]->arch, kern, bmm_dtype_name(dt));
       if (!r) {
         printf("sm_%d: no resources for kernel %s %s in %s\n", archs[ai]->arch, kern,
-               bmm_dtype_name(dt), path);
+               bmm_dtype_name(dt), emu_resources_path());
         continue;
       }
       const emu_occupancy o =

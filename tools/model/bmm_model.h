@@ -403,17 +403,6 @@ static inline int bmm_model_collect(const emu_arch *arch, const bmm_model_arch *
   return g_chk.traced_blocks > 0;
 }
 
-static emu_kernel_res g_model_res[256];
-static int g_model_nres = -1;
-static const emu_kernel_res *bmm_model_resources(int arch, const char *kernel, const char *dtype) {
-  if (g_model_nres < 0) {
-    const char *p = getenv("BMM_MODEL_RESOURCES") ? getenv("BMM_MODEL_RESOURCES")
-                                                  : "tools/model/ptxas_sm80_sm90.csv";
-    g_model_nres = emu_load_resources(p, g_model_res, 256);
-  }
-  return emu_find_resources(g_model_res, g_model_nres, arch, kernel, dtype);
-}
-
 /* bmm's launch for problem p (its operands' addresses are only traced,
    never read beyond the first blocks): strategy st (AUTO: bmm's pick),
    tunables a table rule for it or NULL, arch 90 or 80. Fills r (r->pct < 0
@@ -455,7 +444,7 @@ static inline int bmm_model_predict(const bmm_problem *p, bmm_strategy st,
              s != BMM_OK ? bmm_last_error() : "no CUDA kernel");
     return 0;
   }
-  kr = bmm_model_resources(arch, kn, bmm_dtype_name(p->dtype));
+  kr = emu_resources(arch, kn, bmm_dtype_name(p->dtype));
   if (!kr) {
     snprintf(r->reason, sizeof r->reason, "no resources for %s", kn);
     return 0;

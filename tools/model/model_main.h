@@ -163,7 +163,7 @@ static int model_fixture_case(const char *variant, bmm_dtype dt, int64_t batch, 
        (strcmp(design, "stg") != 0 && strcmp(design, "vec") != 0 && strcmp(design, "skw") != 0)))
     return 0;
   snprintf(rname, sizeof rname, "fx_%s", variant);
-  kr = bmm_model_resources(arch, rname, bmm_dtype_name(dt));
+  kr = emu_resources(arch, rname, bmm_dtype_name(dt));
   if (!kr) {
     snprintf(r->reason, sizeof r->reason, "no resources for %s", rname);
     return 0;
