@@ -836,6 +836,28 @@ BMM__INLINE void bmm__cpu_pf_part(const char *a, int64_t *pa, int64_t na, const 
 static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz, int64_t rows) {
   return bmm__ceil_div(pl->m, rows) * bmm__cpu_blk_cblocks(pl, sz);
 }
+/* How cpu_blocked's in-place unit of L rows cuts them into row blocks of at
+   most st rows: cnt[0] blocks of h[0] rows, then cnt[1] of h[1]. Blocks of st
+   rows and the rest in the last one; or, where that last one would have under
+   half the rows, the rows spread evenly (32 rows: 6 6 5 5 5 5, not 6 6 6 6 6
+   2, whose 2-row tile keeps too few sums in flight to hide the FMA latency):
+   in cache 0.97 of the time at 32 x 32 f64 and 32 x 64. Not where the next
+   entry is prefetched: there 1.07-1.17x (f64, Zen 5; bench/notes/cpu.md,
+   "blocked: even row blocks"). Cut once per call: the divisions per unit
+   cost (bench/notes/cpu.md, "blocked: one call a row of tiles"). */
+typedef struct bmm__cpu_cut {
+  int64_t nblk, h[2], cnt[2];
+} bmm__cpu_cut;
+static bmm__cpu_cut bmm__cpu_blk_cut(int64_t L, int64_t st, int prefetch) {
+  bmm__cpu_cut c;
+  const int64_t rem = L > 0 ? L % st : 0;
+  c.nblk = L > 0 ? bmm__ceil_div(L, st) : 0;
+  c.h[0] = st, c.cnt[0] = L > 0 ? L / st : 0, c.h[1] = rem, c.cnt[1] = rem > 0;
+  if (rem && 2 * rem < st && !prefetch) /* evenly: q + 1 rows, then q */
+    c.h[0] = L / c.nblk + 1, c.cnt[0] = L % c.nblk, c.h[1] = L / c.nblk,
+    c.cnt[1] = c.nblk - c.cnt[0];
+  return c;
+}
 
 /* cpu_batch_simd: batch entries per work unit */
 #define BMM__BS_CHUNK 256
@@ -3555,6 +3577,7 @@ typedef void (*BMM__FN(tile_fn))(int64_t k, const BMM__T *BMM__RESTRICT a, int64
    sums (F: BMM__BLK_AX1), or that plus the bias vectors bv* (BMM__BLK_AXB1);
    BMM__BLK_EPI's arithmetic for those cases, the same bits */
 #define BMM__BLK_AX1(x, j) (r = al * (x))
+#define BMM__BLK_AXI(x, j) (r = (x))
 #define BMM__BLK_AXB1(x, j) \
   do {                      \
     r = bv##j;              \
@@ -3641,6 +3664,13 @@ BMM__INLINE void BMM__FN(tile)(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t
         return;
       }
 #endif
+      /* alpha = 1 (the helpers' default) without the multiply, the same
+         bits: 16 multiplies a tile were 3% of a 32^3 f32 entry in cache
+         (Zen 5; bench/notes/cpu.md, "blocked: one call a row of tiles") */
+      if (al == 1) {
+        BMM__BLK_AXS(BMM__VSTORE, BMM__BLK_AXI);
+        return;
+      }
       BMM__BLK_AXS(BMM__VSTORE, BMM__BLK_AX1);
       return;
     }
@@ -3675,6 +3705,7 @@ BMM__INLINE void BMM__FN(tile)(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t
 #undef BMM__BLK_OUT
 #undef BMM__BLK_EPI
 #undef BMM__BLK_AX1
+#undef BMM__BLK_AXI
 #undef BMM__BLK_AXB1
 #undef BMM__BLK_AXV
 #undef BMM__BLK_AX
@@ -3736,6 +3767,55 @@ static const BMM__FN(tile_fn)
 #undef BMM__BLK_TILE4_ENTRY
 #endif
 #undef BMM__BLK_TILE_FN
+/* A panel: nblk row blocks of R rows by ntile full tiles of NV vectors,
+   R * ars and NV vectors apart, each straight to C (d; C's rows contiguous,
+   c the first tile's, j0 its column). One call for what took nblk * ntile
+   tile calls: their calls and set-up in the kernel's loop were ~5% of a 32^3
+   f32 entry in cache, where LIBXSMM runs one JIT-compiled function per entry
+   (Zen 5; bench/notes/cpu.md, "blocked: one call a row of tiles"). */
+BMM__INLINE void BMM__FN(panel)(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars, int64_t acs,
+                                const BMM__T *BMM__RESTRICT b, int64_t brs, int64_t nblk,
+                                int64_t ntile, BMM__T *c, int64_t j0, int nt, BMM__FN(blk_dst) * d,
+                                const int R, const int NV) {
+  const int64_t W = NV * (BMM__CPU_VBYTES / (int)sizeof(BMM__T));
+  int64_t i, t;
+  const BMM__FN(blk_dst) * dt;
+  for (i = 0; i < nblk; ++i)
+    for (t = 0; t < ntile; ++t) {
+      dt = BMM__FN(blk_dst_at)(d, c + i * R * d->crs + t * W, j0 + t * W, nt);
+      BMM__FN(tile)(k, a + i * R * ars, ars, acs, b + t * W, brs, W, NULL, dt, R, NV);
+    }
+}
+typedef void (*BMM__FN(panel_fn))(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars,
+                                  int64_t acs, const BMM__T *BMM__RESTRICT b, int64_t brs,
+                                  int64_t nblk, int64_t ntile, BMM__T *c, int64_t j0, int nt,
+                                  BMM__FN(blk_dst) * d);
+#define BMM__BLK_PANEL_FN(R, NV)                                                          \
+  static BMM__VEXT_ATTR void BMM__FN(panel_##R##x##NV)(                                   \
+      int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars, int64_t acs,                 \
+      const BMM__T *BMM__RESTRICT b, int64_t brs, int64_t nblk, int64_t ntile, BMM__T *c, \
+      int64_t j0, int nt, BMM__FN(blk_dst) * d) {                                         \
+    BMM__FN(panel)(k, a, ars, acs, b, brs, nblk, ntile, c, j0, nt, d, R, NV);             \
+  }
+/* a panel kernel per rows R (1..MR) of 2-vector tiles (and R <= MR4 of
+   4-vector ones) */
+#define BMM__BLK_PANEL_DEF(R) BMM__BLK_PANEL_FN(R, 2)
+BMM__BLK_TILE_ROWS(BMM__BLK_PANEL_DEF)
+#undef BMM__BLK_PANEL_DEF
+#define BMM__BLK_PANEL_ENTRY(R) BMM__FN(panel_##R##x2),
+static const BMM__FN(panel_fn)
+    BMM__FN(panels)[BMM__BLK_MR] = {BMM__BLK_TILE_ROWS(BMM__BLK_PANEL_ENTRY)};
+#undef BMM__BLK_PANEL_ENTRY
+#if BMM__BLK_NV4
+#define BMM__BLK_PANEL4_DEF(R) BMM__BLK_PANEL_FN(R, 4)
+BMM__BLK_TILE4_ROWS(BMM__BLK_PANEL4_DEF)
+#undef BMM__BLK_PANEL4_DEF
+#define BMM__BLK_PANEL4_ENTRY(R) BMM__FN(panel_##R##x4),
+static const BMM__FN(panel_fn)
+    BMM__FN(panels4)[BMM__BLK_MR4] = {BMM__BLK_TILE4_ROWS(BMM__BLK_PANEL4_ENTRY)};
+#undef BMM__BLK_PANEL4_ENTRY
+#endif
+#undef BMM__BLK_PANEL_FN
 
 /* h rows of cnt results from out (rows 2 vectors apart) to C at cp. The
    full-width, unit-stride case is spelled out in vectors (gcc unrolls the
@@ -3779,6 +3859,35 @@ static BMM__VEXT_ATTR void BMM__FN(blk_store)(const bmm_plan *pl, BMM__T *cp, in
   (void)nt;
   for (i = 0; i < h; ++i)
     BMM__FN(store)(pl, cp + i * crs, ccs, out + i * NR, cnt, j0, 1, 0);
+}
+/* cpu_blocked in place: the right edge of h rows of C (at c, A's rows at a),
+   columns jr..n, narrower than a tile: a full tile ending at column n (its
+   first columns are recomputed, not stored), or one vector; the slow padded
+   path only where n is narrower than a vector */
+static void BMM__FN(blk_edge)(const bmm_plan *pl, const BMM__T *a, const BMM__T *b, BMM__T *c,
+                              int64_t h, int64_t jr, int nt) {
+  enum { VL = BMM__CPU_VBYTES / (int)sizeof(BMM__T), NR = 2 * VL };
+  const int64_t n = pl->n;
+  BMM__T out[BMM__BLK_MR * NR];
+  int64_t w;
+  for (; jr < n; jr += w) {
+    int64_t js = jr, tw = NR;
+    w = n - jr;
+    if (n >= NR)
+      js = n - NR;
+    else if (w > VL)
+      w = tw = VL;
+    else if (n >= VL)
+      js = n - VL, tw = VL;
+    else
+      tw = w;
+    BMM__FN(tiles)
+    [h - 1][tw > VL](pl->k, a, pl->a.row_stride, pl->a.col_stride, b + js, pl->b.row_stride, tw,
+                     out, NULL);
+    BMM__FN(blk_store)
+    (pl, c + jr * pl->c.col_stride, pl->c.row_stride, pl->c.col_stride, out + (jr - js), h, w, jr,
+     nt);
+  }
 }
 
 /* kc x nc of B (at b, strides brs, bcs) into pw-column panels at bp (pw:
@@ -3850,6 +3959,33 @@ BMM__INLINE BMM__T BMM__FN(cview_b)(const BMM__T *b, int64_t brs, int64_t bcs, i
   return j % 2 ? (conja ? -br : br) : (conja ? bi : -bi);
 }
 
+/* cpu_blocked in place, C's rows contiguous, no lines to ask for: the rows
+   of a unit (A and C at its first row) cut by *cut, a panel call per block
+   height and tile width (4-vector tiles where nv4, then 2-vector ones), then
+   the right edge a block at a time */
+BMM__INLINE void BMM__FN(blk_panels)(const bmm_plan *pl, const BMM__T *A, const BMM__T *B,
+                                     BMM__T *C, const bmm__cpu_cut *cut, int nv4, int nt,
+                                     BMM__FN(blk_dst) * dst) {
+  enum { NR = 2 * BMM__CPU_VBYTES / (int)sizeof(BMM__T) };
+  const int64_t n = pl->n, k = pl->k, ars = pl->a.row_stride, acs = pl->a.col_stride;
+  const int64_t brs = pl->b.row_stride, crs = pl->c.row_stride;
+  const int64_t n4 = nv4 ? n / (2 * NR) : 0, n2 = (n - n4 * 2 * NR) / NR, j2 = n4 * 2 * NR;
+  const int64_t je = j2 + n2 * NR;
+  int64_t g, blk, h;
+  for (g = 0; g < 2; A += cut->h[g] * cut->cnt[g] * ars, C += cut->h[g] * cut->cnt[g] * crs, ++g) {
+    if (!cut->cnt[g]) continue;
+    h = cut->h[g];
+#if BMM__BLK_NV4
+    if (n4) BMM__FN(panels4)[h - 1](k, A, ars, acs, B, brs, cut->cnt[g], n4, C, 0, nt, dst);
+#endif
+    if (n2)
+      BMM__FN(panels)[h - 1](k, A, ars, acs, B + j2, brs, cut->cnt[g], n2, C + j2, j2, nt, dst);
+    if (je < n)
+      for (blk = 0; blk < cut->cnt[g]; ++blk)
+        BMM__FN(blk_edge)(pl, A + blk * h * ars, B, C + blk * h * crs, h, je, nt);
+  }
+}
+
 /* kernel blocked (bmm__cpu_pick): units are (entry, column block, row block)
    triples (bmm__cpu_blk_units). With B packed and k > KC a unit holds its MB
    rows' sums over the KC blocks in scratch after the packed B and applies the
@@ -3877,23 +4013,55 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
   const int in_place = bmm__cpu_blk_in_place(pl, sz);
   /* streamed C is written once: k <= BMM__CPU_STREAM_MAX_K is one KC block */
   const int nt = ch->stream;
+#if BMM__BLK_NV4
+  /* in place, 4 vectors wide where C's rows hold them: then row blocks of MR4 */
+  const int nv4 = ccs == 1 && n >= 2 * NR;
+  const int64_t st = nv4 ? BMM__BLK_MR4 : MR;
+#else
+  const int nv4 = 0;
+  const int64_t st = MR;
+#endif
+  /* the in-place units' row blocks, cut once per call: every unit but the
+     last of an entry has `rows` rows */
+  const bmm__cpu_cut full = bmm__cpu_blk_cut(rows, st, ch->prefetch),
+                     last = bmm__cpu_blk_cut(m - (nrb - 1) * rows, st, ch->prefetch);
   BMM__T out[BMM__BLK_MR * NR];
   BMM__FN(blk_dst) dst;
   BMM__T *bp = NULL;
-  int64_t u, bi, jc, pc, jr, ir, i, j, l, w;
+  /* the next unit's entry and place in it, counted: three 64-bit divisions
+     a unit, and two more for its row blocks, were ~1.5% of a 32^3 f32 entry
+     in cache (Zen 5; bench/notes/cpu.md, "blocked: one call a row of tiles") */
+  int64_t u, bi, ur, bnext = per ? u0 / per : 0, rnext = per ? u0 % per : 0;
+  int64_t jc, pc, jr, ir, i, j, l;
   /* dot products where the packing scratch cannot be had (no allocation
      failure may fail the call) */
   const int dots =
       !in_place && !(bp = (BMM__T *)malloc(sizeof(BMM__T) * NC *
                                            (BMM__BLK_KC + (k > BMM__BLK_KC ? BMM__BLK_MH : 0))));
   dst.pl = pl, dst.crs = crs;
+  if (in_place && nrb == 1 && ccs == 1 && !ch->prefetch) {
+    /* whole entries (per = 1), nothing to ask for ahead, C's rows
+       contiguous: an entry is a panel call or two from a loop that does
+       nothing else. The unit loop's bookkeeping, ~190 instructions an entry
+       even with panels, was 5% of a 32^3 f32 entry in cache (Zen 5;
+       bench/notes/cpu.md, "blocked: one call a row of tiles") */
+    for (u = u0; u < u1; ++u) {
+      const BMM__T *A, *B;
+      BMM__T *C;
+      BMM__FN(ptrs)(pl, u, &A, &B, &C);
+      BMM__FN(blk_panels)(pl, A, B, C, &last, nv4, nt, &dst);
+    }
+    return;
+  }
   for (u = u0; u < u1; ++u) {
     const BMM__T *A, *B;
     BMM__T *C;
-    /* this unit's rows i0..i1 and columns j0..j1 */
-    const int64_t i0 = u % per % nrb * rows, i1 = m - i0 > rows ? i0 + rows : m;
-    const int64_t j0 = u % per / nrb * NC, j1 = in_place || n - j0 <= NC ? n : j0 + NC;
-    bi = u / per;
+    bi = bnext, ur = rnext;
+    if (++rnext == per) rnext = 0, ++bnext;
+    /* this unit's rows i0..i1 and columns j0..j1 (in place: one column
+       block, per = nrb) */
+    const int64_t i0 = (in_place ? ur : ur % nrb) * rows, i1 = m - i0 > rows ? i0 + rows : m;
+    const int64_t j0 = in_place ? 0 : ur / nrb * NC, j1 = in_place || n - j0 <= NC ? n : j0 + NC;
     BMM__FN(ptrs)(pl, bi, &A, &B, &C);
     if (dots) {
       for (i = i0; i < i1; ++i)
@@ -3921,15 +4089,9 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
          next entry: the entry's units together ask for all of it. 128^3 and
          256^3 split into row units ran 1.7x their in-cache time per entry
          without (Zen 5; bench/notes/cpu.md, "blocked prefetch per row unit") */
-      const int64_t r = u % per;
-#if BMM__BLK_NV4
-      /* 4 vectors wide where C's rows hold them: then row blocks of MR4 */
-      const int nv4 = ccs == 1 && n >= 2 * NR;
-      const int64_t st = nv4 ? BMM__BLK_MR4 : MR;
-#else
-      const int64_t st = MR;
-#endif
-      const int64_t nblk = bmm__ceil_div(i1 - i0, st);
+      const int64_t r = ur;
+      const bmm__cpu_cut cut = i1 - i0 == rows ? full : last;
+      const int64_t nblk = cut.nblk;
       if (ch->prefetch && (bi + 1) * per < u1) {
         const BMM__T *A1, *B1;
         BMM__T *C1;
@@ -3939,15 +4101,12 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
         nb = B1 != B && brs == n ? k * n * sz : 0; /* a shared B stays in cache */
         pa = na * r / per / 64 * 64, pb = nb * r / per / 64 * 64;
       }
-      /* a last block of under half the rows: the rows spread evenly over
-         the blocks instead (32 rows: 6 6 5 5 5 5, not 6 6 6 6 6 2, whose
-         2-row tile keeps too few sums in flight to hide the FMA latency):
-         in cache 0.97 of the time at 32 x 32 f64 and 32 x 64. Not where
-         the next entry is prefetched: there 1.07-1.17x (f64, Zen 5;
-         bench/notes/cpu.md, "blocked: even row blocks") */
-      const int64_t rem = (i1 - i0) % st, even = rem && 2 * rem < st && !ch->prefetch;
+      if (!(na + nb) && ccs == 1) { /* nothing to ask for: panels */
+        BMM__FN(blk_panels)(pl, A + i0 * ars, B, C + i0 * crs, &cut, nv4, nt, &dst);
+        continue;
+      }
       for (ir = i0; ir < i1; ir += h, ++blk) {
-        h = even ? bmm__ceil_div(i1 - ir, nblk - blk) : i1 - ir < st ? i1 - ir : st;
+        h = blk < cut.cnt[0] ? cut.h[0] : cut.h[1];
         for (jr = 0; jr + NR <= n; jr += NR) {
           BMM__T *ct = C + ir * crs + jr * ccs;
           if (na + nb) /* this tile's part of the unit's share */
@@ -3975,23 +4134,7 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
         if (na + nb) /* the rest of the block's part */
           bmm__cpu_pf_part(an, &pa, na, bn, &pb, nb,
                            (double)(r * nblk + blk + 1) / (double)(per * nblk));
-        for (; jr < n; jr += w) {
-          /* a right edge narrower than the tile: a full tile ending at column n
-             (its first columns are recomputed, not stored), or one vector; the
-             slow padded path only where n is narrower than a vector */
-          int64_t js = jr, tw = NR;
-          w = n - jr;
-          if (n >= NR)
-            js = n - NR;
-          else if (w > VL)
-            w = tw = VL;
-          else if (n >= VL)
-            js = n - VL, tw = VL;
-          else
-            tw = w;
-          BMM__FN(tiles)[h - 1][tw > VL](k, A + ir * ars, ars, acs, B + js, brs, tw, out, NULL);
-          BMM__FN(blk_store)(pl, C + ir * crs + jr * ccs, crs, ccs, out + (jr - js), h, w, jr, nt);
-        }
+        if (jr < n) BMM__FN(blk_edge)(pl, A + ir * ars, B, C + ir * crs, h, jr, nt);
       }
       continue;
     }
@@ -4003,9 +4146,9 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
          ones). 1.2x the 8 x 2 tile's rate at 256^3 f64 on an Intel Xeon
          (bench/notes/cpu.md, "6 x 4 tiles") */
       const int p4 = k <= BMM__BLK_KC && ccs == 1 && nc >= 2 * NR;
-      const int64_t pw = p4 ? 2 * NR : NR, st = p4 ? BMM__BLK_MR4 : MR;
+      const int64_t pw = p4 ? 2 * NR : NR, pst = p4 ? BMM__BLK_MR4 : MR;
 #else
-      const int64_t pw = NR, st = MR;
+      const int64_t pw = NR, pst = MR;
 #endif
       for (pc = 0; pc < k; pc += BMM__BLK_KC) {
         const int64_t kc = k - pc < BMM__BLK_KC ? k - pc : BMM__BLK_KC;
@@ -4015,8 +4158,8 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
           BMM__FN(blk_pack_cview)(bk, brs, bcs, kc, nc, pw, pl->a.conj, pl->b.conj, bp);
         else
           BMM__FN(blk_pack)(bk, brs, bcs, kc, nc, pw, bp);
-        for (ir = i0; ir < i1; ir += st) {
-          const int64_t h = i1 - ir < st ? i1 - ir : st;
+        for (ir = i0; ir < i1; ir += pst) {
+          const int64_t h = i1 - ir < pst ? i1 - ir : pst;
           const BMM__T *at = A + ir * ars + pc * acs;
 #if BMM__BLK_NV4
           if (p4) {
