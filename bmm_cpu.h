@@ -846,16 +846,14 @@ static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz, int64_t rows) {
    "blocked: even row blocks"). Cut once per call: the divisions per unit
    cost (bench/notes/cpu.md, "blocked: one call a row of tiles"). */
 typedef struct bmm__cpu_cut {
-  int64_t nblk, h[2], cnt[2];
+  int64_t h[2], cnt[2];
 } bmm__cpu_cut;
 static bmm__cpu_cut bmm__cpu_blk_cut(int64_t L, int64_t st, int prefetch) {
   bmm__cpu_cut c;
-  const int64_t rem = L > 0 ? L % st : 0;
-  c.nblk = L > 0 ? bmm__ceil_div(L, st) : 0;
+  const int64_t rem = L > 0 ? L % st : 0, nblk = L > 0 ? bmm__ceil_div(L, st) : 0;
   c.h[0] = st, c.cnt[0] = L > 0 ? L / st : 0, c.h[1] = rem, c.cnt[1] = rem > 0;
   if (rem && 2 * rem < st && !prefetch) /* evenly: q + 1 rows, then q */
-    c.h[0] = L / c.nblk + 1, c.cnt[0] = L % c.nblk, c.h[1] = L / c.nblk,
-    c.cnt[1] = c.nblk - c.cnt[0];
+    c.h[0] = L / nblk + 1, c.cnt[0] = L % nblk, c.h[1] = L / nblk, c.cnt[1] = nblk - c.cnt[0];
   return c;
 }
 
@@ -3770,9 +3768,10 @@ static const BMM__FN(tile_fn)
 /* A panel: nblk row blocks of R rows by ntile full tiles of NV vectors,
    R * ars and NV vectors apart, each straight to C (d; C's rows contiguous,
    c the first tile's, j0 its column). One call for what took nblk * ntile
-   tile calls: their calls and set-up in the kernel's loop were ~5% of a 32^3
-   f32 entry in cache, where LIBXSMM runs one JIT-compiled function per entry
-   (Zen 5; bench/notes/cpu.md, "blocked: one call a row of tiles"). */
+   tile calls: the kernel's loop around its tile calls cost 5-8% of a 32^3
+   f32 entry in cache beside the tiles alone, where LIBXSMM runs one
+   JIT-compiled function per entry (Zen 5; bench/notes/cpu.md, "blocked: one
+   call a row of tiles"). */
 BMM__INLINE void BMM__FN(panel)(int64_t k, const BMM__T *BMM__RESTRICT a, int64_t ars, int64_t acs,
                                 const BMM__T *BMM__RESTRICT b, int64_t brs, int64_t nblk,
                                 int64_t ntile, BMM__T *c, int64_t j0, int nt, BMM__FN(blk_dst) * d,
@@ -4042,9 +4041,10 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
   if (in_place && nrb == 1 && ccs == 1 && !ch->prefetch) {
     /* whole entries (per = 1), nothing to ask for ahead, C's rows
        contiguous: an entry is a panel call or two from a loop that does
-       nothing else. The unit loop's bookkeeping, ~190 instructions an entry
-       even with panels, was 5% of a 32^3 f32 entry in cache (Zen 5;
-       bench/notes/cpu.md, "blocked: one call a row of tiles") */
+       nothing else. The unit loop's bookkeeping with panels: ~190 driver
+       instructions an entry, here ~125 (callgrind, AVX2 build); 32^3 f32 in
+       L2 266-272 -> 261-264 ns an entry, inside this VM's placement noise
+       (Zen 5; bench/notes/cpu.md, "blocked: one call a row of tiles") */
     for (u = u0; u < u1; ++u) {
       const BMM__T *A, *B;
       BMM__T *C;
@@ -4091,7 +4091,7 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
          without (Zen 5; bench/notes/cpu.md, "blocked prefetch per row unit") */
       const int64_t r = ur;
       const bmm__cpu_cut cut = i1 - i0 == rows ? full : last;
-      const int64_t nblk = cut.nblk;
+      const int64_t nblk = cut.cnt[0] + cut.cnt[1];
       if (ch->prefetch && (bi + 1) * per < u1) {
         const BMM__T *A1, *B1;
         BMM__T *C1;
