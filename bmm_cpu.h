@@ -777,7 +777,8 @@ BMM__INLINE void bmm__cpu_pf_entry(bmm__cpu_pf *pf) {
 #define BMM__BLK_TILE_ROWS(X) X(1) X(2) X(3) X(4) X(5) X(6)
 #endif
 #define BMM__BLK_KC 256
-/* k*n*sizeof(T) up to which B is read in place (fits the 1-2 MiB L2) */
+/* k*n*sizeof(T) up to which B is read in place (fits the 1-2 MiB L2); twice
+   that in cache (bmm__cpu_blk_in_place) */
 #define BMM__BLK_INPLACE_BYTES (256 * 1024)
 #define BMM__BLK_NC 256
 /* rows of C per work unit when B is read in place (a multiple of MR) */
@@ -801,7 +802,16 @@ BMM__INLINE void bmm__cpu_pf_entry(bmm__cpu_pf *pf) {
    kernel reads them. The split never changes a result's bits: every element
    is the same tile sum whatever unit has it. */
 static int bmm__cpu_blk_in_place(const bmm_plan *pl, int sz) {
-  return pl->b.col_stride == 1 && (double)pl->k * (double)pl->n * sz <= BMM__BLK_INPLACE_BYTES;
+  /* B in place up to BMM__BLK_INPLACE_BYTES, and up to twice that where the
+     call stays in cache and one KC block holds k (the packed path's sums
+     then: the same bits whatever the batch). Packing such a B per entry cost
+     in cache: in place ran 0.93-0.99 of the time at 1 thread (256^3 f64,
+     192^3 f64, 64..128 x 256 x 256 f64); out of cache, 1.00-1.09x (Zen 5;
+     bench/notes/cpu.md, "blocked: B in place up to 512 KiB in cache") */
+  const double bb = (double)pl->k * (double)pl->n * sz;
+  return pl->b.col_stride == 1 &&
+         (bb <= BMM__BLK_INPLACE_BYTES ||
+          (bb <= 2 * BMM__BLK_INPLACE_BYTES && pl->k <= BMM__BLK_KC && !bmm__cpu_big(pl)));
 }
 static int64_t bmm__cpu_blk_cblocks(const bmm_plan *pl, int sz) {
   return bmm__cpu_blk_in_place(pl, sz) ? 1 : bmm__ceil_div(pl->n, BMM__BLK_NC);

@@ -981,16 +981,17 @@ static void test_random_batch1000(void) {
 /* Past the grid: sizes across the kernels' blocking borders (tiles of 6 and
    8-64 columns, 96-row and 256-deep blocks, 256-entry chunks, 96-row work
    units of one entry), with beta and bias on the paths that add a second k
-   block. The last four: cpu_blocked's 4-vector tiles (AVX-512, n >= 64 f32
+   block. The last five: cpu_blocked's 4-vector tiles (AVX-512, n >= 64 f32
    / 32 f64) ending in 5, 3 and 2 rows, beside 2- and 1-vector columns, B read
-   in place or packed (trans_b, and the last: B of 285 KiB in f32, its last
-   column block 116 wide, past 2 vectors of a 4-vector panel). */
+   in place or packed (trans_b; B of 285 KiB in f32, read in place in cache,
+   570 KiB in f64; the last: B of 541 KiB in f32, packed, its last column
+   block 116 wide, past 2 vectors of a 4-vector panel). */
 static void test_random_large(void) {
   static const int64_t shapes[][4] = {
-      {2, 97, 5, 3},    {2, 5, 300, 7},    {2, 7, 5, 600},   {1, 100, 130, 513},
-      {3, 2, 257, 257}, {2, 193, 65, 260}, {5, 1, 1, 1000},  {2, 1, 1000, 1},
-      {1, 1000, 1, 2},  {600, 2, 3, 4},    {300, 1, 1, 300}, {1, 250, 33, 40},
-      {2, 17, 64, 9},   {3, 15, 100, 20},  {1, 14, 130, 7},  {2, 9, 1140, 64}};
+      {2, 97, 5, 3},     {2, 5, 300, 7},   {2, 7, 5, 600},  {1, 100, 130, 513}, {3, 2, 257, 257},
+      {2, 193, 65, 260}, {5, 1, 1, 1000},  {2, 1, 1000, 1}, {1, 1000, 1, 2},    {600, 2, 3, 4},
+      {300, 1, 1, 300},  {1, 250, 33, 40}, {2, 17, 64, 9},  {3, 15, 100, 20},   {1, 14, 130, 7},
+      {2, 9, 1140, 64},  {2, 9, 2164, 64}};
   int s, l, idx = 0;
   for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); ++s)
     for (l = 0; l < BMMX_LAYOUT_COUNT; ++l, ++idx) {
@@ -3277,6 +3278,66 @@ static void test_regress_blocked_held_rows(void) {
     }
 }
 
+/* cpu_blocked reads a B of up to 512 KiB in place where the call stays in
+   cache and k <= 256, and packs it where the call is out of cache or k > 256
+   (bmm__cpu_blk_in_place): explain names the choice, and an entry's bits do
+   not depend on it (one entry alone against the same entry inside a call of
+   over BMM_CPU_STREAM_BYTES). Random data; 13 rows and a right edge. Builds
+   that set BMM_CPU_STREAM_BYTES (0: every call out of cache; negative: none)
+   move the expectations with it. */
+static void test_blocked_in_place_bits(void) {
+  static const struct {
+    bmm_dtype dt;
+    int64_t m, n, k;
+    int in_place; /* alone, in cache */
+  } cases[] = {{BMM_F64, 13, 250, 256, 1}, {BMM_F32, 13, 500, 256, 1}, {BMM_F32, 13, 250, 300, 0}};
+  int ci;
+  for (ci = 0; ci < 3; ++ci) {
+    const bmm_dtype dt = cases[ci].dt;
+    const int64_t m = cases[ci].m, n = cases[ci].n, k = cases[ci].k;
+    const size_t sz = bmm_dtype_size(dt);
+    const double entry = (double)(m * k + k * n + m * n) * (double)sz;
+    const int64_t bt = (int64_t)(BMM_CPU_STREAM_BYTES / entry) + 2, e[2] = {0, bt - 1};
+    /* in place where the rule allows it and the call is in cache */
+    const int outs = BMM_CPU_STREAM_BYTES >= 0, big_ip = cases[ci].in_place && !outs,
+              one_ip = cases[ci].in_place && !(outs && entry >= BMM_CPU_STREAM_BYTES);
+    char *a = malloc(sz * (size_t)(bt * m * k)), *b = malloc(sz * (size_t)(bt * k * n));
+    char *c = malloc(sz * (size_t)(bt * m * n)), *c1 = malloc(sz * (size_t)(m * n)), why[2][2048];
+    uint64_t seed = 77 + (uint64_t)ci;
+    bmm_problem p;
+    int j;
+    if (!CHECK(a && b && c && c1, "allocation")) {
+      free(a), free(b), free(c), free(c1);
+      continue;
+    }
+    bmmx_fill(dt, a, bt * m * k, &seed), bmmx_fill(dt, b, bt * k * n, &seed);
+    p = bmm_problem_rowmajor(dt, bt, m, n, k, a, b, c);
+    p.strategy = BMM_CPU_BLOCKED;
+    CHECK(bmm_cpu(&p) == BMM_OK &&
+              bmm_explain(&p, BMM_BACKEND_CPU, why[0], sizeof why[0]) == BMM_OK,
+          "%s batch %lld: %s", bmm_dtype_name(dt), (long long)bt, bmm_last_error());
+    CHECK(contains(why[0], big_ip ? "B read in place" : "B packed in blocks"),
+          "%s %lldx%lldx%lld, batch %lld: want B %s: %s", bmm_dtype_name(dt), (long long)m,
+          (long long)n, (long long)k, (long long)bt, big_ip ? "in place" : "packed", why[0]);
+    for (j = 0; j < 2; ++j) {
+      bmm_problem q = bmm_problem_rowmajor(dt, 1, m, n, k, a + sz * (size_t)(e[j] * m * k),
+                                           b + sz * (size_t)(e[j] * k * n), c1);
+      q.strategy = BMM_CPU_BLOCKED;
+      CHECK(bmm_cpu(&q) == BMM_OK &&
+                bmm_explain(&q, BMM_BACKEND_CPU, why[1], sizeof why[1]) == BMM_OK,
+            "%s batch 1: %s", bmm_dtype_name(dt), bmm_last_error());
+      CHECK(contains(why[1], one_ip ? "B read in place" : "B packed in blocks"),
+            "%s %lldx%lldx%lld alone: want B %s: %s", bmm_dtype_name(dt), (long long)m,
+            (long long)n, (long long)k, one_ip ? "in place" : "packed", why[1]);
+      CHECK(memcmp(c1, c + sz * (size_t)(e[j] * m * n), sz * (size_t)(m * n)) == 0,
+            "%s %lldx%lldx%lld: entry %lld alone differs from the same entry in a batch of %lld",
+            bmm_dtype_name(dt), (long long)m, (long long)n, (long long)k, (long long)e[j],
+            (long long)bt);
+    }
+    free(a), free(b), free(c), free(c1);
+  }
+}
+
 /* A temporary file holding `size` bytes of `text`; its path in path[64]. */
 static void tmp_file(char *path, const char *text, size_t size) {
   FILE *f;
@@ -3662,6 +3723,7 @@ static void test_regress_unsupported_names(void) {
   X(threads_same_bits)          \
   X(regress_alpha_whole_sum)    \
   X(regress_blocked_held_rows)  \
+  X(blocked_in_place_bits)      \
   X(regress_table_nul)          \
   X(regress_rowmajor_overflow)  \
   X(regress_entry_point)        \
