@@ -784,8 +784,12 @@ BMM__INLINE void bmm__cpu_pf_entry(bmm__cpu_pf *pf) {
 /* rows of C per work unit when B is read in place (a multiple of MR) */
 #define BMM__BLK_MB 96
 /* rows of C per work unit at most when B is packed and k > KC: the unit
-   holds their sums over k, MH x NC elements of scratch (a multiple of MR) */
-#define BMM__BLK_MH 480
+   holds their sums over k, MH x NC elements of scratch (a multiple of MR).
+   Each unit packs B again, so 512 rather than 480: a 1024-row C is two units,
+   not three (480 + 480 + 64), and a 512-row one a single unit (Zen 5, 1
+   thread, square512 f64 0.92-0.93x the time with the prefetch in blk_pack;
+   bench/notes/cpu.md, "blocked: B's packing") */
+#define BMM__BLK_MH 512
 /* a packed call with fewer (entry, column block) units splits its rows too,
    where it runs on more than one thread */
 #define BMM__BLK_FEW_UNITS 16
@@ -3906,7 +3910,12 @@ static void BMM__FN(blk_edge)(const bmm_plan *pl, const BMM__T *a, const BMM__T 
    across the panels (one sequential read of nc elements), else a panel at a
    time down the rows; the old panel-first order read a row-major B in
    NR-element pieces kc rows apart, a stride the prefetchers do not follow
-   (bench/notes/cpu.md, "blocked packing"). */
+   (bench/notes/cpu.md, "blocked packing"). Row l + 8 is asked for while row
+   l is copied: rows of a wide B are far apart (8 KiB at 1024 f64), each a new
+   stream to the hardware prefetchers, and the pack waited on every row's
+   first lines (~8% of a square1024 f64 call; with the request 0.93-0.97x the
+   time at square1024, same bits; bench/notes/cpu.md, "blocked: B's
+   packing"). */
 BMM__INLINE void BMM__FN(blk_pack)(const BMM__T *b, int64_t brs, int64_t bcs, int64_t kc,
                                    int64_t nc, int64_t pw, BMM__T *bp) {
   int64_t l, jr, j;
@@ -3915,6 +3924,9 @@ BMM__INLINE void BMM__FN(blk_pack)(const BMM__T *b, int64_t brs, int64_t bcs, in
       for (jr = 0; jr < nc; jr += pw) {
         const int64_t wr = nc - jr < pw ? nc - jr : pw;
         BMM__T *dst = bp + jr * kc + l * pw;
+        if (l + 8 < kc)
+          for (j = 0; j < wr; j += 64 / (int64_t)sizeof(BMM__T))
+            BMM__PREFETCH(b + (l + 8) * brs + jr + j);
         for (j = 0; j < wr; ++j)
           dst[j] = b[l * brs + jr + j];
         for (; j < pw; ++j)
