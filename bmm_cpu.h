@@ -786,9 +786,9 @@ BMM__INLINE void bmm__cpu_pf_entry(bmm__cpu_pf *pf) {
 /* rows of C per work unit at most when B is packed and k > KC: the unit
    holds their sums over k, MH x NC elements of scratch (a multiple of MR).
    Each unit packs B again, so 512 rather than 480: a 1024-row C is two units,
-   not three (480 + 480 + 64), and a 512-row one a single unit (Zen 5, 1
-   thread, square512 f64 0.92-0.93x the time with the prefetch in blk_pack;
-   bench/notes/cpu.md, "blocked: B's packing") */
+   not three (480 + 480 + 64), and a 512-row one a single unit (Zen 5, 512^3
+   f64 0.91-0.92x the time with the request in blk_pack, 0.97-0.98x with the
+   request alone; bench/notes/cpu.md, "blocked: B's packing") */
 #define BMM__BLK_MH 512
 /* a packed call with fewer (entry, column block) units splits its rows too,
    where it runs on more than one thread */
@@ -3913,9 +3913,9 @@ static void BMM__FN(blk_edge)(const bmm_plan *pl, const BMM__T *a, const BMM__T 
    (bench/notes/cpu.md, "blocked packing"). Row l + 8 is asked for while row
    l is copied: rows of a wide B are far apart (8 KiB at 1024 f64), each a new
    stream to the hardware prefetchers, and the pack waited on every row's
-   first lines (~8% of a square1024 f64 call; with the request 0.93-0.97x the
-   time at square1024, same bits; bench/notes/cpu.md, "blocked: B's
-   packing"). */
+   first lines (~8% of a square1024 f64 call; with the request 0.93-0.98x the
+   time at 1024^3, 512^3, 200 x 500 x 400, same bits; bench/notes/cpu.md,
+   "blocked: B's packing"). */
 BMM__INLINE void BMM__FN(blk_pack)(const BMM__T *b, int64_t brs, int64_t bcs, int64_t kc,
                                    int64_t nc, int64_t pw, BMM__T *bp) {
   int64_t l, jr, j;
