@@ -784,12 +784,14 @@ BMM__INLINE void bmm__cpu_pf_entry(bmm__cpu_pf *pf) {
 /* rows of C per work unit when B is read in place (a multiple of MR) */
 #define BMM__BLK_MB 96
 /* rows of C per work unit at most when B is packed and k > KC: the unit
-   holds their sums over k, MH x NC elements of scratch (a multiple of MR).
+   holds their sums over k in scratch, NC elements a row for MH rows rounded
+   up to whole MR-row tiles (BMM__BLK_MH_ROWS: MR = 6 does not divide 512).
    Each unit packs B again, so 512 rather than 480: a 1024-row C is two units,
    not three (480 + 480 + 64), and a 512-row one a single unit (Zen 5, 512^3
    f64 0.91-0.92x the time with the request in blk_pack, 0.97-0.98x with the
    request alone; bench/notes/cpu.md, "blocked: B's packing") */
 #define BMM__BLK_MH 512
+#define BMM__BLK_MH_ROWS ((BMM__BLK_MH + BMM__BLK_MR - 1) / BMM__BLK_MR * BMM__BLK_MR)
 /* a packed call with fewer (entry, column block) units splits its rows too,
    where it runs on more than one thread */
 #define BMM__BLK_FEW_UNITS 16
@@ -4057,8 +4059,9 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
   /* dot products where the packing scratch cannot be had (no allocation
      failure may fail the call) */
   const int dots =
-      !in_place && !(bp = (BMM__T *)malloc(sizeof(BMM__T) * NC *
-                                           (BMM__BLK_KC + (k > BMM__BLK_KC ? BMM__BLK_MH : 0))));
+      !in_place &&
+      !(bp = (BMM__T *)malloc(sizeof(BMM__T) * NC *
+                              (BMM__BLK_KC + (k > BMM__BLK_KC ? BMM__BLK_MH_ROWS : 0))));
   dst.pl = pl, dst.crs = crs;
   if (in_place && nrb == 1 && ccs == 1 && !ch->prefetch) {
     /* whole entries (per = 1), nothing to ask for ahead, C's rows

@@ -3235,15 +3235,17 @@ static void test_regress_alpha_whole_sum(void) {
 /* cpu_blocked with B packed and k > KC (256): a unit holds its rows' sums over
    the KC blocks in scratch (at most BMM__BLK_MH rows), and a row-major B is
    packed a row at a time. Small-integer data: every sum is exact, so blocked
-   and cpu_ref must agree exactly. Column-major B, 16 entries of MH + 10 rows
-   (one unit of MH held rows and one of 10: the scratch's extent, under ASan;
-   with 490 rows, once MH became 512, the second unit went untested); row-major
-   B of 130 x 260 (packed: over 256 KiB), both dtypes. */
+   and cpu_ref must agree exactly. Column-major B, 8 entries of MH + 10 rows by
+   NC + 8 columns (16 units: one of MH held rows and one of 10 per column
+   block, every tile of the scratch, a narrow last panel: the scratch's extent,
+   under ASan; with MH = 512 and 6-row tiles the last tile outgrew a scratch of
+   MH rows, which 8 columns did not reach); row-major B of 130 x 260 (packed:
+   over 256 KiB), both dtypes. */
 static void test_regress_blocked_held_rows(void) {
   static const struct {
     int64_t batch, m, n, k;
     int colb;
-  } cases[] = {{16, BMM__BLK_MH + 10, 8, 260, 1}, {1, 100, 130, 260, 0}};
+  } cases[] = {{8, BMM__BLK_MH + 10, BMM__BLK_NC + 8, 260, 1}, {1, 100, 130, 260, 0}};
   int ci, d;
   for (ci = 0; ci < 2; ++ci)
     for (d = 0; d < 2; ++d) {
