@@ -123,8 +123,10 @@ typedef struct bench_device {
   int id, cc, sms;
   char name[256];
   size_t l2, mem;
-  double copy_gbs;              /* measured D2D copy bandwidth, GB/s (read + write) */
-  double peak[BMM_DTYPE_COUNT]; /* FLOP/s; 0: not measured (the bytes floor alone) */
+  double copy_gbs;                /* measured D2D copy bandwidth, GB/s (read + write) */
+  double empty_us, empty_grid_us; /* an empty launch, event-timed: 1 block; a full grid */
+  double copy_k1_us[2];           /* D2D copies of the seed's K = 1 bytes: f32, f64 */
+  double peak[BMM_DTYPE_COUNT];   /* FLOP/s; 0: not measured (the bytes floor alone) */
   char peak_src[BMM_DTYPE_COUNT][160];
   cudaStream_t st;
 } bench_device;
@@ -171,6 +173,77 @@ static void bench_copy_op(void *ctx, int i) {
   BENCH_CUDA(cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, c->st));
 }
 
+/* ---- the launch floor: what caps the smallest rows ------------------------- */
+
+/* The model charges every launch t0 = 5.5 us (fitted on the H100 probe), which
+   caps the seed's small-K rows below 90% of copy by construction (f32 K <= 8;
+   bench/notes/model.md, "The launch constant caps the small-K target"). These
+   measure the real cap: an empty kernel event-timed as bmm's calls are, and a
+   D2D copy of exactly the bytes the seed moves at K = 1 (10^6 entries of 4K + 3
+   values), from a source rotated through the big copy buffer so that it comes
+   from DRAM, as the sweep's rotated buffers do. */
+__global__ void bench_empty_kernel(int *never) {
+  if (never && threadIdx.x == 1023) *never = 0; /* never == NULL: no store */
+}
+
+typedef struct bench_empty_ctx {
+  unsigned blocks, threads;
+  cudaStream_t st;
+} bench_empty_ctx;
+
+static void bench_empty_op(void *ctx, int i) {
+  bench_empty_ctx *e = (bench_empty_ctx *)ctx;
+  (void)i;
+  bench_empty_kernel<<<e->blocks, e->threads, 0, e->st>>>(NULL);
+  BENCH_CUDA(cudaGetLastError());
+}
+
+typedef struct bench_rot_ctx {
+  char *buf;
+  size_t half, bytes, step;
+  cudaStream_t st;
+} bench_rot_ctx;
+
+/* copy i reads span i (mod the spans that fit in half) and writes the other half */
+static void bench_rot_op(void *ctx, int i) {
+  bench_rot_ctx *c = (bench_rot_ctx *)ctx;
+  size_t spans = c->half / c->step, off = ((size_t)i % spans) * c->step;
+  BENCH_CUDA(cudaMemcpyAsync(c->buf + c->half + off, c->buf + off, c->bytes,
+                             cudaMemcpyDeviceToDevice, c->st));
+}
+
+#define BENCH_FLOOR_RUNS 200
+
+static void bench_measure_floor(bench_device *d, char *buf, size_t half) {
+  bench_empty_ctx e;
+  bench_rot_ctx c;
+  int i, w;
+  e.st = d->st, e.blocks = 1, e.threads = 32;
+  for (i = 0; i < BENCH_WARMUP; ++i)
+    bench_empty_op(&e, i);
+  d->empty_us = 1e3 * bench_time(d, bench_empty_op, &e, BENCH_FLOOR_RUNS);
+  /* a grid as large as the kernels' (4 waves of 8 blocks of 256 an SM) */
+  e.blocks = (unsigned)(32 * d->sms), e.threads = 256;
+  for (i = 0; i < BENCH_WARMUP; ++i)
+    bench_empty_op(&e, i);
+  d->empty_grid_us = 1e3 * bench_time(d, bench_empty_op, &e, BENCH_FLOOR_RUNS);
+  c.buf = buf, c.half = half, c.st = d->st;
+  for (w = 0; w < 2; ++w) { /* f32, f64: (4 x 1 + 3) x 10^6 values, read + written */
+    c.bytes = (size_t)7000000 * (w ? 8 : 4) / 2;
+    c.step = (c.bytes + 4095) / 4096 * 4096;
+    for (i = 0; i < BENCH_WARMUP; ++i)
+      bench_rot_op(&c, i);
+    d->copy_k1_us[w] = 1e3 * bench_time(d, bench_rot_op, &c, BENCH_FLOOR_RUNS);
+  }
+  fprintf(stderr,
+          "launch floor: empty kernel %.2f us (1 block), %.2f us (%u blocks of 256); D2D copy "
+          "of the seed's K = 1 bytes: f32 28 MB %.2f us (%.0f%% of copy), f64 56 MB %.2f us "
+          "(%.0f%%); event-timed medians of %d\n",
+          d->empty_us, d->empty_grid_us, e.blocks, d->copy_k1_us[0],
+          100.0 * 28e6 / (d->copy_gbs * 1e3 * d->copy_k1_us[0]), d->copy_k1_us[1],
+          100.0 * 56e6 / (d->copy_gbs * 1e3 * d->copy_k1_us[1]), BENCH_FLOOR_RUNS);
+}
+
 /* The bytes floor: a D2D copy far larger than L2 (bytes read + written). */
 static void bench_measure_copy(bench_device *d) {
   size_t half = (size_t)512 << 20;
@@ -186,11 +259,12 @@ static void bench_measure_copy(bench_device *d) {
     bench_copy_op(&c, i);
   d->copy_gbs =
       2.0 * (double)half / (bench_time(d, bench_copy_op, &c, BENCH_MIN_RUNS) * 1e-3) / 1e9;
-  BENCH_CUDA(cudaFree(buf));
   fprintf(stderr,
           "roofline: device copy bandwidth %.1f GB/s (cudaMemcpy D2D of %.0f MiB, read + "
           "written, median of %d)\n",
           d->copy_gbs, (double)half / 1048576.0, BENCH_MIN_RUNS);
+  bench_measure_floor(d, buf, half);
+  BENCH_CUDA(cudaFree(buf));
 }
 
 #ifdef BMM_WITH_CUBLAS
@@ -824,6 +898,10 @@ int main(int argc, char **argv) {
       strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
       fprintf(f, "device=%s\ncc=%d\nsms=%d\nl2_bytes=%zu\ndate=%s\ncopy_gbs=%.2f\n", d.name, d.cc,
               d.sms, d.l2, date, d.copy_gbs);
+      fprintf(f,
+              "launch_empty_us=%.3f\nlaunch_empty_grid_us=%.3f\ncopy_k1_f32_us=%.3f\n"
+              "copy_k1_f64_us=%.3f\n",
+              d.empty_us, d.empty_grid_us, d.copy_k1_us[0], d.copy_k1_us[1]);
       /* no peak_DT_tflops line for a dtype not measured: report.py then
          holds its rows to the bytes floor alone */
       for (i = BMM_DTYPE_UNSET + 1; i < BMM_DTYPE_COUNT; ++i) {

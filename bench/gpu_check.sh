@@ -3,7 +3,7 @@
 # everything it makes brought back in at most 4 files.
 #
 #   bash bench/gpu_check.sh "$OUT"                       call 1 (default steps)
-#   GPU_CHECK_STEPS="model_dtypes peers_sweep sanitize_tests tables report" bash bench/gpu_check.sh "$OUT"
+#   GPU_CHECK_STEPS="model_dtypes peers_sweep evenk sanitize_tests tables report" bash bench/gpu_check.sh "$OUT"
 #                                                        call 2 (the rest)
 #   GPU_CHECK_DRY_RUN=1 bash bench/gpu_check.sh OUT      no GPU: the plumbing (CI)
 #
@@ -76,6 +76,11 @@
 #                        tuned table (suite + sweep K = 1..64), E 40 s each
 #   report        B 30   bench/report.py -> RESULTS_generated.md + PNGs, E 5 s
 #   (call 2)
+#   evenk         B 40 each: AUTO alone over the sweep K = 33..64 under the two
+#                        diagnostic tables of bench/diag (STAGED 512 x 32 with
+#                        16-byte and with element-wide copies: what the H200's
+#                        even-K sawtooth costs and whether the copy is its
+#                        cause; bench/notes/cuda.md), E 15 s each
 #   model_dtypes  B 45   bmm-model --suite for f16, bf16, c64, c128 (CPU,
 #                        27 s on the dev VM; predictions not yet calibrated)
 #   peers_sweep   jax B 150, triton B 30: the 92 sweep rows, each compiled,
@@ -85,7 +90,8 @@
 #                        E unknown, last; racecheck will likely be cut
 # Sum for call 1: M about 460 s with the builds kept (prebuilt and carried,
 # as in every run), of the 540, E ~510 s with tune's sweep validation and
-# denser grid (GPU_CHECK_AUTO_ONLY=1: bench and sweep 19 s, not 138); call 2: about 140 s before sanitize_tests,
+# denser grid (GPU_CHECK_AUTO_ONLY=1: bench and sweep 19 s, not 138); call 2: about 140 s
+# (E 170 with evenk) before sanitize_tests,
 # which get what is left (reported; each step's rows are written as they
 # finish). A session has 15 min of device time: call 1 plus the machine's
 # start (~1.5 min) leaves ~5 min, so call 2 must follow at once (H200 run:
@@ -117,7 +123,7 @@ elif [ -n "$DRY" ] && [ -x .venv/bin/python ]; then
 else
   PY=python3
 fi
-ALL_STEPS="tests bench sweep model peers sanitize sanitize_tests model_dtypes peers_sweep tune tables report"
+ALL_STEPS="tests bench sweep model peers sanitize sanitize_tests model_dtypes peers_sweep evenk tune tables report"
 if [ -n "$DRY" ]; then # every step of both calls: all the plumbing
   STEPS=" ${GPU_CHECK_STEPS:-$ALL_STEPS} "
 else
@@ -485,6 +491,19 @@ if want tables; then
     fi
   done
 fi
+# evenk: the H200's even-K sawtooth under STAGED 512 x 32, its copies 16-byte
+# (the default) and element-wide (vec=4) at every K; gpu_summary.py prints the
+# even and odd K of each side by side (table_diag_*.csv)
+if want evenk; then
+  for t in bench/diag/staged512x32.txt bench/diag/staged512x32_vec4.txt; do
+    tn=diag_$(basename "$t" .txt)
+    if [ -n "$DRY" ]; then # the real program parses the table and the flags, then SKIPs
+      step "table_$tn" 40 "dry table $t; BMM_TABLE_FILE='$t' $BENCH --auto-only --sweep --sweep-k 33 64 --no-suite && awk -F, 'NR == 1 || \$6 >= 33' $SYN/bench_sweep.csv > '$WORK/table_$tn.csv'"
+    else
+      step "table_$tn" 40 "BMM_TABLE_FILE='$t' $BENCH --require-gpu --auto-only --sweep --sweep-k 33 64 --no-suite --meta '$WORK/bench_meta_$tn.txt' > '$WORK/table_$tn.csv'"
+    fi
+  done
+fi
 if want peers_sweep; then
   peer jax 150 "--sweep --no-suite" peers_sweep_jax
   peer triton 30 "--sweep --no-suite" peers_sweep_triton
@@ -497,7 +516,9 @@ fi
 # ---- the report and the key figures (no GPU; both run again anywhere) ----------
 bg_collect model_calibration
 if want report; then # a call without bench, sweep or peers steps has nothing to report
-  if ls "$WORK"/bench_*.csv "$WORK"/peers*.csv > /dev/null 2>&1; then
+  # either kind alone is a report (ls of two globs fails when one is empty:
+  # a run whose peers all failed lost its report that way)
+  if ls "$WORK"/bench_*.csv > /dev/null 2>&1 || ls "$WORK"/peers*.csv > /dev/null 2>&1; then
     step report 30 "$PY bench/report.py --results '$WORK' --out '$WORK/RESULTS_generated.md'"
   else
     note "report: skipped (no result CSVs in this call)"

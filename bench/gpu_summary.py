@@ -81,6 +81,39 @@ def sweep_line(rows, dt, copy):
         "%.1f points (to K=%d)" % drop if drop[1] is not None else "none")
 
 
+def floor_line(m, sweep, copy, model_t0_us=5.5):
+    """The launch floor bench_gpu measured (bench_meta.txt): an empty kernel's
+    event time, and a D2D copy of the seed's K = 1 bytes; the first K at which
+    a launch of that cost leaves >= 90% of copy (the model's t0 caps f32 K <= 8
+    and f64 K <= 3 below it: bench/notes/model.md). None without the figures."""
+    t0, grid = num(m.get("launch_empty_us")), num(m.get("launch_empty_grid_us"))
+    if not copy or not t0 or not grid:
+        return None
+    auto = {(r["name"], r["dtype"]): num(r.get("gbps")) for r in sweep
+            if r.get("strategy") == "auto"}
+
+    def first_k(es, t0_us):  # seed bytes 10^6 (4K + 3) values
+        for k in range(1, 129):
+            tb = 1e6 * (4 * k + 3) * es / (copy * 1e3)  # us
+            if tb / (tb + t0_us) >= 0.9:
+                return k
+        return None
+    parts = []
+    for dt, es in (("f32", 4), ("f64", 8)):
+        c = num(m.get("copy_k1_%s_us" % dt))
+        g = auto.get(("sweep_k1", dt))
+        if c:
+            parts.append("%s at %.0f%% of copy (AUTO %s)" % (
+                dt, 100 * 7e6 * es / (copy * 1e3 * c), fmt(g and 100 * g / copy, "%.0f%%")))
+    caps = "; >= 90%% possible from K = %s (f32) / %s (f64) after a %.1f us launch, the model's " \
+           "%.1f us: K = %s / %s" % (fmt(first_k(4, grid), "%d", ">128"),
+                                     fmt(first_k(8, grid), "%d", ">128"), grid, model_t0_us,
+                                     fmt(first_k(4, model_t0_us), "%d", ">128"),
+                                     fmt(first_k(8, model_t0_us), "%d", ">128"))
+    return "-- launch floor (measured): empty kernel %.1f us (1 block), %.1f us (grid); " \
+        "the seed's K = 1 bytes by D2D copy: %s%s" % (t0, grid, ", ".join(parts) or "-", caps)
+
+
 def table_lines(folder, default_rows, copy):
     """One block per table_NAME.csv (step tables: AUTO alone under a table
     file): its sweep, and its time against the compiled default's AUTO rows
@@ -112,6 +145,28 @@ def table_lines(folder, default_rows, copy):
                            name, geo, len(ratios), lo[0], lo[1], lo[2], hi[0], hi[1], hi[2],
                            sum(x < 0.95 for x, _, _ in ratios),
                            sum(x > 1.05 for x, _, _ in ratios)))
+    return out
+
+
+def parity_lines(folder, copy):
+    """The evenk step's tables (table_diag_*.csv): AUTO's % of copy at even
+    and at odd K, geomean per dtype, so the sawtooth (or its absence) under
+    each table reads off one line."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(folder, "table_diag_*.csv"))):
+        name = os.path.basename(path)[len("table_"):-len(".csv")]
+        cells = []
+        for dt in ("f32", "f64"):
+            pct = {0: [], 1: []}
+            for r in read_csv(path):
+                g, k = num(r.get("gbps")), num(r.get("k"))
+                if r.get("strategy") == "auto" and r.get("dtype") == dt and g and k and copy:
+                    pct[int(k) % 2].append(100 * g / copy)
+            if pct[0] and pct[1]:
+                geo = [math.exp(sum(math.log(x) for x in v) / len(v)) for v in (pct[0], pct[1])]
+                cells.append("%s even K %.1f%%, odd K %.1f%% (%d / %d rows)" % (
+                    dt, geo[0], geo[1], len(pct[0]), len(pct[1])))
+        out.append("-- %s, %% of copy (geomean): %s" % (name, "; ".join(cells) or "no rows"))
     return out
 
 
@@ -223,7 +278,11 @@ def main():
         line = sweep_line(sweep, dt, copy)
         if line:
             lines.append("-- sweep %s AUTO: %s" % (dt, line))
+    line = floor_line(m, sweep, copy)
+    if line:
+        lines.append(line)
     lines += table_lines(folder, bench + sweep, copy)
+    lines += parity_lines(folder, copy)
     lines += against_staged(bench + sweep)
     for r in bench:
         if r.get("strategy") == "auto_back_to_back":

@@ -1019,6 +1019,9 @@ static int test_no_device(void) {
                                       {0, "tables/generic.txt"},
                                       {75, "tables/generic.txt"}};
   static const table_file device_tables[] = {{90, "tables/sm90_h200.txt"}};
+  /* gpu_check's diagnostic tables (step evenk): parsed and accepted whole */
+  static const char *diag_tables[] = {"bench/diag/staged512x32.txt",
+                                      "bench/diag/staged512x32_vec4.txt"};
   static char want[16384], got[16384];
   static bmm_table_rule rules[BMM_TABLE_MAX_RULES];
   float x[64] = {0};
@@ -1133,6 +1136,17 @@ static int test_no_device(void) {
     result(m > 0 && j == m,
            "%s holds the %d rules of the compiled arch-%d table in order (%d found)",
            device_tables[t].file, m, device_tables[t].arch, j);
+  }
+  for (t = 0; t < sizeof diag_tables / sizeof diag_tables[0]; ++t) {
+    char *text = read_text(diag_tables[t]), err[512];
+    int n = 0;
+    s = text ? bmm_table_parse(text, rules, BMM_TABLE_MAX_RULES, &n) : BMM_BAD_TABLE;
+    free(text);
+    if (s == BMM_OK) s = bmm_set_table(BMM_BACKEND_CUDA, rules, n);
+    snprintf(err, sizeof err, "%s", s == BMM_OK ? "" : bmm_last_error());
+    bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
+    result(s == BMM_OK && n > 0, "%s parses and passes bmm_set_table's checks (%d rules)%s%s",
+           diag_tables[t], n, *err ? ": " : "", err);
   }
   print_failures();
   return bmmx_summary();
