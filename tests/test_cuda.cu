@@ -1019,9 +1019,19 @@ static int test_no_device(void) {
                                       {0, "tables/generic.txt"},
                                       {75, "tables/generic.txt"}};
   static const table_file device_tables[] = {{90, "tables/sm90_h200.txt"}};
-  /* gpu_check's diagnostic tables (step evenk): parsed and accepted whole */
-  static const char *diag_tables[] = {"bench/diag/staged512x32.txt",
-                                      "bench/diag/staged512x32_vec4.txt"};
+#ifdef TEST_CUDA_OVERRIDES
+  enum { TEST_FORCED_AUTO = 1 };
+#else
+  enum { TEST_FORCED_AUTO = 0 };
+#endif
+  /* gpu_check's diagnostic tables (step evenk): parsed, accepted whole, and
+     sending the seed's rows to STAGED 512 x 32 with their load width */
+  static const struct {
+    const char *file;
+    int vec;
+  } diag_tables[] = {{"bench/diag/staged512x32.txt", 0}, {"bench/diag/staged512x32_vec4.txt", 4}};
+  static double seed64[2 * (3 * 40 + 40 + 3)]; /* f64-aligned, as 652 floats or 326 doubles */
+  float *seed = (float *)seed64;
   static char want[16384], got[16384];
   static bmm_table_rule rules[BMM_TABLE_MAX_RULES];
   float x[64] = {0};
@@ -1138,15 +1148,29 @@ static int test_no_device(void) {
            device_tables[t].file, m, device_tables[t].arch, j);
   }
   for (t = 0; t < sizeof diag_tables / sizeof diag_tables[0]; ++t) {
-    char *text = read_text(diag_tables[t]), err[512];
-    int n = 0;
+    char *text = read_text(diag_tables[t].file), err[512];
+    int n = 0, dt;
     s = text ? bmm_table_parse(text, rules, BMM_TABLE_MAX_RULES, &n) : BMM_BAD_TABLE;
     free(text);
     if (s == BMM_OK) s = bmm_set_table(BMM_BACKEND_CUDA, rules, n);
     snprintf(err, sizeof err, "%s", s == BMM_OK ? "" : bmm_last_error());
-    bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
     result(s == BMM_OK && n > 0, "%s parses and passes bmm_set_table's checks (%d rules)%s%s",
-           diag_tables[t], n, *err ? ": " : "", err);
+           diag_tables[t].file, n, *err ? ": " : "", err);
+    /* the seed at K = 40, f32 and f64 (not where BMM_FORCE_CUDA_STRATEGY
+       overrides every AUTO pick: the override build) */
+    for (dt = 0; dt < 2 && s == BMM_OK && !TEST_FORCED_AUTO; ++dt) {
+      bmm_plan pl;
+      bmm_problem q = bmm_problem_rowmajor(dt ? BMM_F64 : BMM_F32, dt ? 2 : 4, 3, 1, 40, seed,
+                                           seed + 4 * 120, seed + 4 * 160);
+      bmm_status ps = bmm_plan_problem(&q, BMM_BACKEND_CUDA, &pl);
+      result(ps == BMM_OK && pl.strategy == BMM_CUDA_STAGED && pl.rule.threads == 512 &&
+                 pl.rule.batch_per_block == 32 && pl.rule.vec == diag_tables[t].vec,
+             "%s sends the seed %s 3x1x40 to cuda_staged 512 x 32, vec %d: %s, threads %d x %d, "
+             "vec %d",
+             diag_tables[t].file, dt ? "f64" : "f32", diag_tables[t].vec,
+             bmm_strategy_name(pl.strategy), pl.rule.threads, pl.rule.batch_per_block, pl.rule.vec);
+    }
+    bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
   }
   print_failures();
   return bmmx_summary();
