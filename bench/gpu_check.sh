@@ -80,7 +80,8 @@
 #                        diagnostic tables of bench/diag (STAGED 512 x 32 with
 #                        16-byte and with element-wide copies: what the H200's
 #                        even-K sawtooth costs and whether the copy is its
-#                        cause; bench/notes/cuda.md), E 15 s each
+#                        cause; bench/notes/cuda.md), E 5 s each (the
+#                        third run's AUTO-only sweep: 128 rows in 4 s)
 #   model_dtypes  B 45   bmm-model --suite for f16, bf16, c64, c128 (CPU,
 #                        27 s on the dev VM; predictions not yet calibrated)
 #   peers_sweep   jax B 150, triton B 30: the 92 sweep rows, each compiled,
@@ -91,7 +92,7 @@
 # Sum for call 1: M about 460 s with the builds kept (prebuilt and carried,
 # as in every run), of the 540, E ~510 s with tune's sweep validation and
 # denser grid (GPU_CHECK_AUTO_ONLY=1: bench and sweep 19 s, not 138); call 2: about 140 s
-# (E 170 with evenk) before sanitize_tests,
+# (E 150 with evenk) before sanitize_tests,
 # which get what is left (reported; each step's rows are written as they
 # finish). A session has 15 min of device time: call 1 plus the machine's
 # start (~1.5 min) leaves ~5 min, so call 2 must follow at once (H200 run:
