@@ -161,16 +161,18 @@ static double bench_time(bench_device *d, bench_op op, void *ctx, int runs) {
 }
 
 typedef struct bench_copy_ctx {
-  void *dst;
-  const void *src;
+  char *dst;
+  const char *src;
   size_t bytes;
+  size_t step, span; /* step > 0: copy i moves on by step, within span bytes */
   cudaStream_t st;
 } bench_copy_ctx;
 
 static void bench_copy_op(void *ctx, int i) {
   bench_copy_ctx *c = (bench_copy_ctx *)ctx;
-  (void)i;
-  BENCH_CUDA(cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, c->st));
+  size_t off = c->step ? (size_t)i % (c->span / c->step) * c->step : 0;
+  BENCH_CUDA(
+      cudaMemcpyAsync(c->dst + off, c->src + off, c->bytes, cudaMemcpyDeviceToDevice, c->st));
 }
 
 /* ---- the launch floor: what caps the smallest rows ------------------------- */
@@ -198,25 +200,11 @@ static void bench_empty_op(void *ctx, int i) {
   BENCH_CUDA(cudaGetLastError());
 }
 
-typedef struct bench_rot_ctx {
-  char *buf;
-  size_t half, bytes, step;
-  cudaStream_t st;
-} bench_rot_ctx;
-
-/* copy i reads span i (mod the spans that fit in half) and writes the other half */
-static void bench_rot_op(void *ctx, int i) {
-  bench_rot_ctx *c = (bench_rot_ctx *)ctx;
-  size_t spans = c->half / c->step, off = ((size_t)i % spans) * c->step;
-  BENCH_CUDA(cudaMemcpyAsync(c->buf + c->half + off, c->buf + off, c->bytes,
-                             cudaMemcpyDeviceToDevice, c->st));
-}
-
 #define BENCH_FLOOR_RUNS 200
 
 static void bench_measure_floor(bench_device *d, char *buf, size_t half) {
   bench_empty_ctx e;
-  bench_rot_ctx c;
+  bench_copy_ctx c;
   int i, w;
   e.st = d->st, e.blocks = 1, e.threads = 32;
   for (i = 0; i < BENCH_WARMUP; ++i)
@@ -227,13 +215,14 @@ static void bench_measure_floor(bench_device *d, char *buf, size_t half) {
   for (i = 0; i < BENCH_WARMUP; ++i)
     bench_empty_op(&e, i);
   d->empty_grid_us = 1e3 * bench_time(d, bench_empty_op, &e, BENCH_FLOOR_RUNS);
-  c.buf = buf, c.half = half, c.st = d->st;
+  /* copy i reads the i-th step of the first half, writes the second's */
+  c.src = buf, c.dst = buf + half, c.span = half, c.st = d->st;
   for (w = 0; w < 2; ++w) { /* f32, f64: (4 x 1 + 3) x 10^6 values, read + written */
     c.bytes = (size_t)7000000 * (w ? 8 : 4) / 2;
     c.step = (c.bytes + 4095) / 4096 * 4096;
     for (i = 0; i < BENCH_WARMUP; ++i)
-      bench_rot_op(&c, i);
-    d->copy_k1_us[w] = 1e3 * bench_time(d, bench_rot_op, &c, BENCH_FLOOR_RUNS);
+      bench_copy_op(&c, i);
+    d->copy_k1_us[w] = 1e3 * bench_time(d, bench_copy_op, &c, BENCH_FLOOR_RUNS);
   }
   fprintf(stderr,
           "launch floor: empty kernel %.2f us (1 block), %.2f us (%u blocks of 256); D2D copy "
@@ -254,7 +243,7 @@ static void bench_measure_copy(bench_device *d) {
     half *= 2;
   BENCH_CUDA(cudaMalloc((void **)&buf, 2 * half));
   bench_fill(buf, (int64_t)(2 * half / 4), 7, BMM_F32, d->st);
-  c.dst = buf + half, c.src = buf, c.bytes = half, c.st = d->st;
+  c.dst = buf + half, c.src = buf, c.bytes = half, c.step = 0, c.span = half, c.st = d->st;
   for (i = 0; i < BENCH_WARMUP; ++i)
     bench_copy_op(&c, i);
   d->copy_gbs =

@@ -155,10 +155,11 @@ def parity_lines(folder, copy):
     out = []
     for path in sorted(glob.glob(os.path.join(folder, "table_diag_*.csv"))):
         name = os.path.basename(path)[len("table_"):-len(".csv")]
+        rows = read_csv(path)
         cells = []
         for dt in ("f32", "f64"):
             pct = {0: [], 1: []}
-            for r in read_csv(path):
+            for r in rows:
                 g, k = num(r.get("gbps")), num(r.get("k"))
                 if r.get("strategy") == "auto" and r.get("dtype") == dt and g and k and copy:
                     pct[int(k) % 2].append(100 * g / copy)

@@ -1008,6 +1008,25 @@ static char *read_text(const char *path) {
   return t;
 }
 
+/* The table file at path read, parsed and set as the CUDA table (left set:
+   the caller resets it); its error, if any, kept in err, which the reset
+   would clear from bmm_last_error. */
+static bmm_status set_table_file(const char *path, bmm_table_rule *rules, int *n, char *err,
+                                 size_t len) {
+  char *text = read_text(path);
+  bmm_status s = BMM_BAD_TABLE;
+  *n = 0;
+  if (!text) {
+    snprintf(err, len, "cannot read it (run from the repository root)");
+    return s;
+  }
+  s = bmm_table_parse(text, rules, BMM_TABLE_MAX_RULES, n);
+  free(text);
+  if (s == BMM_OK) s = bmm_set_table(BMM_BACKEND_CUDA, rules, *n);
+  snprintf(err, len, "%s", s == BMM_OK ? "" : bmm_last_error());
+  return s;
+}
+
 static int test_no_device(void) {
   typedef struct {
     int arch;
@@ -1126,15 +1145,13 @@ static int test_no_device(void) {
      front of its arch's default: every compiled rule still there, in order */
   for (t = 0; t < sizeof device_tables / sizeof device_tables[0]; ++t) {
     bmm_table_rule dflt[BMM_TABLE_MAX_RULES];
-    char *text = read_text(device_tables[t].file);
+    char err[512];
     int n = 0, m = 0, i = 0, j = 0;
     if (device_tables[t].arch == TEST_OVERRIDDEN_ARCH) continue;
-    s = text ? bmm_table_parse(text, rules, BMM_TABLE_MAX_RULES, &n) : BMM_BAD_TABLE;
-    free(text);
-    if (s == BMM_OK) s = bmm_set_table(BMM_BACKEND_CUDA, rules, n);
+    s = set_table_file(device_tables[t].file, rules, &n, err, sizeof err);
     bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
     result(s == BMM_OK, "%s parses and passes bmm_set_table's checks: %s", device_tables[t].file,
-           bmm_last_error());
+           err);
     if (s != BMM_OK) continue;
     bmm_table_get(BMM_BACKEND_CUDA, device_tables[t].arch, dflt, BMM_TABLE_MAX_RULES, &m);
     for (; i < n && j < m; ++i) {
@@ -1148,12 +1165,9 @@ static int test_no_device(void) {
            device_tables[t].file, m, device_tables[t].arch, j);
   }
   for (t = 0; t < sizeof diag_tables / sizeof diag_tables[0]; ++t) {
-    char *text = read_text(diag_tables[t].file), err[512];
+    char err[512];
     int n = 0, dt;
-    s = text ? bmm_table_parse(text, rules, BMM_TABLE_MAX_RULES, &n) : BMM_BAD_TABLE;
-    free(text);
-    if (s == BMM_OK) s = bmm_set_table(BMM_BACKEND_CUDA, rules, n);
-    snprintf(err, sizeof err, "%s", s == BMM_OK ? "" : bmm_last_error());
+    s = set_table_file(diag_tables[t].file, rules, &n, err, sizeof err);
     result(s == BMM_OK && n > 0, "%s parses and passes bmm_set_table's checks (%d rules)%s%s",
            diag_tables[t].file, n, *err ? ": " : "", err);
     /* the seed at K = 40, f32 and f64 (not where BMM_FORCE_CUDA_STRATEGY
@@ -1162,7 +1176,9 @@ static int test_no_device(void) {
       bmm_plan pl;
       bmm_problem q = bmm_problem_rowmajor(dt ? BMM_F64 : BMM_F32, dt ? 2 : 4, 3, 1, 40, seed,
                                            seed + 4 * 120, seed + 4 * 160);
-      bmm_status ps = bmm_plan_problem(&q, BMM_BACKEND_CUDA, &pl);
+      bmm_status ps;
+      memset(&pl, 0, sizeof pl); /* printed below even where planning failed */
+      ps = bmm_plan_problem(&q, BMM_BACKEND_CUDA, &pl);
       result(ps == BMM_OK && pl.strategy == BMM_CUDA_STAGED && pl.rule.threads == 512 &&
                  pl.rule.batch_per_block == 32 && pl.rule.vec == diag_tables[t].vec,
              "%s sends the seed %s 3x1x40 to cuda_staged 512 x 32, vec %d: %s, threads %d x %d, "
