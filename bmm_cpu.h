@@ -670,21 +670,37 @@ static int bmm__cpu_intel(void) {
    - Intel (family 6 model 167): 2048 took 0.92-0.95 of 4096's time at f32
      K = 8..50 and 0.89-0.96 on the f16/bf16 16-row blocks; 1024 took those
      blocks to 0.84-0.94 but the f32 per-entry kernels to 1.05 at K = 5, 6
-     (bench/notes/cpu.md, "prefetch distance per path"). */
-static int bmm__cpu_pf_bytes(int vrows) {
+     (bench/notes/cpu.md, "prefetch distance per path"). That block figure
+     predates the blocks' prefetch per group of 16 rows (vrows_block).
+   - Intel (family 6 model 207), the blocks, prefetch per group: the best
+     distance depends on the entry's bytes of A and B (entry_bytes). Up to
+     160 bytes (f16 3x1x20) 2048-8192 all took 0.85-0.97 of 1024's time, 4096
+     about the best; past it 1024 is best (f16/bf16 4x1x20 and 3x1x25, 200
+     bytes: 0.99-1.00 with 4096; 2x1x32, 192: 1.05; 3x1x40, 320: 1.08-1.17;
+     512 bytes 1.00-1.06 everywhere, none 1.08-1.16). 2 GB calls, 2 threads
+     (bench/notes/cpu.md, "the 16-row blocks' distance by entry size"). */
+#define BMM__CPU_PF_NEAR_BYTES 160
+static int bmm__cpu_pf_bytes(int vrows, double entry_bytes) {
 #if defined(BMM_CPU_PREFETCH_BYTES)
-  (void)vrows;
+  (void)vrows, (void)entry_bytes;
   return BMM_CPU_PREFETCH_BYTES;
 #else
-  return !bmm__cpu_intel() ? (vrows ? 16384 : 4096) : vrows ? 1024 : 2048;
+  if (!bmm__cpu_intel()) return vrows ? 16384 : 4096;
+  return !vrows ? 2048 : entry_bytes <= BMM__CPU_PF_NEAR_BYTES ? 4096 : 1024;
 #endif
 }
-/* whose distance bmm__cpu_pf_bytes gives (explain) */
-static const char *bmm__cpu_pf_source(void) {
+/* whose distance bmm__cpu_pf_bytes gives, and on Intel's blocks by which
+   side of the entry size (explain) */
+static const char *bmm__cpu_pf_source(int vrows, int dist) {
 #if defined(BMM_CPU_PREFETCH_BYTES)
+  (void)vrows, (void)dist;
   return "BMM_CPU_PREFETCH_BYTES";
 #else
-  return bmm__cpu_intel() ? "the Intel default" : "the default";
+  if (!bmm__cpu_intel()) return "the default";
+  if (!vrows) return "the Intel default";
+  return dist == bmm__cpu_pf_bytes(1, BMM__CPU_PF_NEAR_BYTES)
+             ? "the Intel default for entries of at most 160 bytes of A and B"
+             : "the Intel default for entries of over 160 bytes of A and B";
 #endif
 }
 typedef struct bmm__cpu_pf {
@@ -1401,7 +1417,7 @@ static int bmm__cpu_small_prefetch(const bmm_plan *pl, const bmm__cpu_choice *c)
   const double bytes = ((double)pl->m * (double)pl->k +
                         (pl->b.batch_stride[0] ? (double)pl->k * (double)pl->n : 0)) *
                        (double)bmm_dtype_size(pl->dtype);
-  const int dist = bmm__cpu_pf_bytes(c->vrows);
+  const int dist = bmm__cpu_pf_bytes(c->vrows, bytes);
   return c->streams == 1 && BMM__CPU_PREFETCH && dist > 0 && bmm__cpu_big(pl) &&
                  (bytes >= BMM_CPU_PREFETCH_MIN_BYTES || c->vrows)
              ? dist
@@ -1544,7 +1560,7 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
      apart). c64 3x1xK, 1 GB calls, one thread: K = 25 0.81, 40 0.58 of the
      time without, K = 5 1.07 (Zen 5, 2026-11-28) */
   if (c.kernel == BMM__CPU_K_c_dotv && pl->ndims <= 1 && BMM__CPU_PREFETCH && bmm__cpu_big(pl))
-    c.prefetch = bmm__cpu_pf_bytes(0);
+    c.prefetch = bmm__cpu_pf_bytes(0, 0);
   return c;
 }
 
@@ -1713,7 +1729,7 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
       snprintf(buf + used, len - used,
                "; A and B prefetched %d bytes ahead (%s; the call moves >= "
                "BMM_CPU_STREAM_BYTES)",
-               ch.prefetch, bmm__cpu_pf_source());
+               ch.prefetch, bmm__cpu_pf_source(ch.vrows, ch.prefetch));
     used = strlen(buf);
   }
   if (ch.stream && used < len)

@@ -2661,15 +2661,17 @@ static void test_streams(void) {
 }
 
 /* The prefetch distance the README states: BMM_CPU_PREFETCH_BYTES where the
-   build defines it (test_cpu_stream does), else 4096 bytes, and on Intel
-   cores 2048 per entry and 1024 per block of 16 entries (the 16-row path) */
-static int want_pf_bytes(int vrows) {
+   build defines it (test_cpu_stream does), else 4096 bytes per entry and
+   16384 per block of 16 entries (the 16-row path), and on Intel cores 2048
+   per entry and, per block, 4096 for entries of up to 160 bytes of A and B,
+   1024 for larger ones */
+static int want_pf_bytes(int vrows, int64_t entry) {
 #if defined(BMM_CPU_PREFETCH_BYTES)
-  (void)vrows;
+  (void)vrows, (void)entry;
   return BMM_CPU_PREFETCH_BYTES;
 #else
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-  if (__builtin_cpu_is("intel")) return vrows ? 1024 : 2048;
+  if (__builtin_cpu_is("intel")) return !vrows ? 2048 : entry <= 160 ? 4096 : 1024;
 #endif
   return vrows ? 16384 : 4096;
 #endif
@@ -2694,6 +2696,9 @@ static void test_prefetch(void) {
                {BMM_CPU_SMALL, 300000, 4, 4, 4},
                {BMM_CPU_SMALL, 120000, 3, 1, 40},
                {BMM_CPU_SMALL, 200000, 3, 1, 12}, /* f32: 192 bytes, the border */
+               /* f16 160 and 168 bytes: the Intel block distance's border */
+               {BMM_CPU_SMALL, 300000, 3, 1, 20},
+               {BMM_CPU_SMALL, 300000, 3, 1, 21},
                /* entries of 2 and 3 row units: each unit asks for its share */
                {BMM_CPU_BLOCKED, 300, 128, 128, 128},
                {BMM_CPU_BLOCKED, 300, 200, 40, 40}};
@@ -2718,7 +2723,8 @@ static void test_prefetch(void) {
       c.m = cases[s].m, c.n = cases[s].n, c.k = cases[s].k;
       z = bmmx_sizes(&c);
       big = (double)(z.a + z.b + z.c) * (double)es >= (double)BMM_CPU_STREAM_BYTES;
-      want = big && (blocked || (want_pf_bytes(0) > 0 && entry >= BMM_CPU_PREFETCH_MIN_BYTES));
+      want =
+          big && (blocked || (want_pf_bytes(0, entry) > 0 && entry >= BMM_CPU_PREFETCH_MIN_BYTES));
       a = malloc(es * (size_t)z.a), b = malloc(es * (size_t)z.b), cc = malloc(es * (size_t)z.c);
       if (!a || !b || !cc) exit(2);
       bmmx_fill(d, a, z.a, &seed), bmmx_fill(d, b, z.b, &seed), bmmx_fill(d, cc, z.c, &seed);
@@ -2728,18 +2734,23 @@ static void test_prefetch(void) {
       /* f16 converted in chunks (no F16C kernel in this build) stays in cache;
          16 rows to a vector prefetches at any entry size (bmm__cpu_small_prefetch) */
       if (d == BMM_F16 && !contains(why, "read by the kernel")) want = 0;
-      if (contains(why, " rows of C to a vector")) want = big && want_pf_bytes(1) > 0;
+      if (contains(why, " rows of C to a vector")) want = big && want_pf_bytes(1, entry) > 0;
       said = contains(why, blocked ? "next entry's A and B prefetched" : "A and B prefetched");
       CHECK(said == want, "%s %lldx%lldx%lld batch %lld (%s cache size): explain `%s`",
             bmm_dtype_name(d), (long long)c.m, (long long)c.n, (long long)c.k, (long long)c.batch,
             want ? "past" : "within", why);
       if (said && !blocked) {
         const char *at = strstr(why, "A and B prefetched ");
-        const int dist = want_pf_bytes(contains(why, " rows of C to a vector"));
+        const int dist = want_pf_bytes(contains(why, " rows of C to a vector"), entry);
         int got = -1;
         if (at) sscanf(at, "A and B prefetched %d bytes ahead", &got);
         CHECK(got == dist, "%s %lldx%lldx%lld: prefetch distance %d, want %d: explain `%s`",
               bmm_dtype_name(d), (long long)c.m, (long long)c.n, (long long)c.k, got, dist, why);
+        /* and which side of the entry size chose it (Intel's blocks) */
+        if (contains(why, "Intel default") && contains(why, " rows of C to a vector"))
+          CHECK(contains(why, entry <= 160 ? "of at most 160 bytes" : "of over 160 bytes"),
+                "%s %lldx%lldx%lld, %lld bytes an entry: explain `%s`", bmm_dtype_name(d),
+                (long long)c.m, (long long)c.n, (long long)c.k, (long long)entry, why);
       }
       CHECK(bmm_cpu(&p) == BMM_OK, "%s", bmm_last_error());
       CHECK(bmmx_check(&p, cc, 17) <= 1.0, "%s %lldx%lldx%lld batch %lld: wrong result",
