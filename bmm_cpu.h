@@ -677,7 +677,7 @@ static int bmm__cpu_intel(void) {
      160 bytes (f16 3x1x20) 2048, 4096 and 8192 all took 0.85-0.98 of 1024's
      time; past it 1024 is best (f16/bf16 4x1x20 and 3x1x25, 200 bytes:
      0.99-1.01 with 4096; 2x1x32, 192: 1.05-1.06; 3x1x40, 320: 1.08-1.17;
-     512 bytes 1.00-1.06 everywhere, none 1.00-1.16). 2 GB calls, 2 threads
+     512 bytes 1.00-1.06 everywhere, no prefetch 1.00-1.16). 2 GB calls, 2 threads
      (bench/notes/cpu.md, "the 16-row blocks' distance by entry size"). */
 #define BMM__CPU_PF_NEAR_BYTES 160
 static int bmm__cpu_pf_bytes(int vrows, double entry_bytes) {
