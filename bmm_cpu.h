@@ -680,6 +680,8 @@ static int bmm__cpu_intel(void) {
      512 bytes 1.00-1.06 everywhere, no prefetch 1.00-1.16). 2 GB calls, 2 threads
      (bench/notes/cpu.md, "the 16-row blocks' distance by entry size"). */
 #define BMM__CPU_PF_NEAR_BYTES 160
+#define BMM__CPU_STR_(x) #x
+#define BMM__CPU_STR(x) BMM__CPU_STR_(x) /* a macro's value as a string literal */
 static int bmm__cpu_pf_bytes(int vrows, double entry_bytes) {
 #if defined(BMM_CPU_PREFETCH_BYTES)
   (void)vrows, (void)entry_bytes;
@@ -699,8 +701,10 @@ static const char *bmm__cpu_pf_source(int vrows, int dist) {
   if (!bmm__cpu_intel()) return "the default";
   if (!vrows) return "the Intel default";
   return dist == bmm__cpu_pf_bytes(1, BMM__CPU_PF_NEAR_BYTES)
-             ? "the Intel default for entries of at most 160 bytes of A and B"
-             : "the Intel default for entries of over 160 bytes of A and B";
+             ? "the Intel default for entries of at most " BMM__CPU_STR(
+                   BMM__CPU_PF_NEAR_BYTES) " bytes of A and B"
+             : "the Intel default for entries of over " BMM__CPU_STR(
+                   BMM__CPU_PF_NEAR_BYTES) " bytes of A and B";
 #endif
 }
 typedef struct bmm__cpu_pf {
