@@ -6,6 +6,10 @@
 #   GPU_CHECK_STEPS="model_dtypes peers_sweep evenk sanitize_tests tables report" bash bench/gpu_check.sh "$OUT"
 #                                                        call 2 (the rest)
 #   GPU_CHECK_DRY_RUN=1 bash bench/gpu_check.sh OUT      no GPU: the plumbing (CI)
+#   GPU_CHECK_BUILD_ONLY=1 bash bench/gpu_check.sh OUT   the programs alone, for
+#       sm_90 (GPU_CHECK_ARCH=XY for another), on the dev VM before a window
+#       (4.5 min on 2 cores): carry build/gpu_check/bin and the GPU's call
+#       keeps them (stamped with their sources' checksums and nvcc flags)
 #
 # What comes back (OUTDIR holds nothing else):
 #   OUTDIR/gpu_check.tar.gz  every log, CSV, plot, the report, the summary
@@ -130,8 +134,14 @@ if [ -n "$DRY" ]; then # every step of both calls: all the plumbing
 else
   STEPS=" ${GPU_CHECK_STEPS:-tests bench sweep model peers sanitize tune report} "
 fi
+# GPU_CHECK_BUILD_ONLY=1: the builds alone (no step), for the dev VM: its
+# programs, carried as build/gpu_check/bin, are kept by the GPU machine's call
+BUILD_ONLY=${GPU_CHECK_BUILD_ONLY:-}
+[ -n "$BUILD_ONLY" ] && STEPS=" "
 want() { case $STEPS in *" $1 "*) return 0 ;; esac; return 1; }
-CC_GPU=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
+# the card's compute capability; GPU_CHECK_ARCH=80 builds for an A100 on a
+# machine without one (default 90)
+CC_GPU=${GPU_CHECK_ARCH:-$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')}
 case $CC_GPU in [0-9][0-9]) ;; *) CC_GPU=90 ;; esac
 ARCH="-gencode arch=compute_$CC_GPU,code=sm_$CC_GPU"
 NVCC="nvcc -std=c++17 -O3 -I. $ARCH"
@@ -280,28 +290,36 @@ pack
 
 # ---- builds in the background, torch and cupy on the idle GPU meanwhile ------
 BUILD_BUDGET=${GPU_CHECK_BUILD_BUDGET:-240}
-[ -n "$DRY" ] && BUILD_BUDGET=${GPU_CHECK_BUILD_BUDGET:-900}
-# a program newer than every source it includes, built for this arch, is
-# kept (a warm machine's second call skips the builds)
+[ -n "$DRY$BUILD_ONLY" ] && BUILD_BUDGET=${GPU_CHECK_BUILD_BUDGET:-900}
+# A program is kept when its stamp (BIN/NAME.stamp: the checksums of the
+# sources every program includes and its nvcc command line, so the arch too)
+# matches: a warm machine's second call skips the builds, and so do programs
+# built on the dev VM by GPU_CHECK_BUILD_ONLY=1 and carried (file times do
+# not survive the trip: the runs of 2026-11-26/28 had to `touch` them there)
 SOURCES="bmm.h bmm_cpu.h bmm_cuda.cuh tests/bmm_cases.h tests/test_cuda.cu bench/bench_gpu.cu tools/bmm_tune_cuda.cu tools/bmm_tune.c tools/tune_compress.h"
-[ "$(cat "$BIN/arch" 2> /dev/null)" = "$CC_GPU" ] || rm -f "$BIN"/*
-echo "$CC_GPU" > "$BIN/arch"
+# shellcheck disable=SC2086 # a list of names
+SOURCES_SUM=$(cat $SOURCES 2> /dev/null | cksum)
 build() { # name, then nvcc arguments; log in WORK/build_NAME.log
-  local name=$1 t0
+  local name=$1 t0 stamp rc
   t0=$(now)
   shift
-  # shellcheck disable=SC2086 # a list of names
-  if [ -x "$BIN/$name" ] && [ -z "$(find $SOURCES -newer "$BIN/$name" 2> /dev/null)" ]; then
-    echo "$BIN/$name is newer than its sources: kept" > "$WORK/build_$name.log"
+  stamp="$SOURCES_SUM $NVCC $*"
+  if [ -x "$BIN/$name" ] && [ "$(cat "$BIN/$name.stamp" 2> /dev/null)" = "$stamp" ]; then
+    echo "$BIN/$name: its stamp matches these sources and flags: kept" > "$WORK/build_$name.log"
     echo "0 0 kept" > "$WORK/build_$name.rc"
     return
   fi
+  rm -f "$BIN/$name.stamp"
   # shellcheck disable=SC2086 # NVCC is a command line
   timeout -k 5 "$BUILD_BUDGET" $NVCC "$@" > "$WORK/build_$name.log" 2>&1
-  echo "$? $(($(now) - t0))" > "$WORK/build_$name.rc"
+  rc=$?
+  [ "$rc" -eq 0 ] && echo "$stamp" > "$BIN/$name.stamp"
+  echo "$rc $(($(now) - t0))" > "$WORK/build_$name.rc"
 }
 HAVE_MODEL=""
-ninja -t targets all 2> /dev/null | grep -q '^build/bmm-model:' && HAVE_MODEL=1
+# (not for the builds alone: bmm-model runs here, and the GPU machine builds
+# ninja's stand-in of it)
+[ -z "$BUILD_ONLY" ] && ninja -t targets all 2> /dev/null | grep -q '^build/bmm-model:' && HAVE_MODEL=1
 builds() {
   build test_cuda_cublas -Xcompiler -fopenmp -DBMM_WITH_CUBLAS tests/test_cuda.cu \
     -o $BIN/test_cuda_cublas -lcublas -lgomp &
@@ -352,8 +370,14 @@ for f in "$WORK"/build_*.rc; do
     FAILED=1
   fi
 done
-[ -n "$HAVE_MODEL" ] || note "build_bmm-model: skipped (no build/bmm-model target in build.ninja)"
+[ -n "$HAVE_MODEL$BUILD_ONLY" ] || note "build_bmm-model: skipped (no build/bmm-model target in build.ninja)"
 pack
+if [ -n "$BUILD_ONLY" ]; then
+  echo "======== gpu_check, builds only (sm_$CC_GPU): $(($(now) - START))s; programs in $BIN"
+  sed 's/^/  /' "$STATUS"
+  echo "  exit: $FAILED"
+  exit $FAILED
+fi
 
 # ---- the GPU, one program at a time ---------------------------------------------
 if want tests; then
