@@ -7,10 +7,16 @@
    last-level cache is flagged `cached`. On a GPU it is the device-to-device
    copy bandwidth.
 
+   Batch `auto` (the CPU's default): each K at 10^6 entries or, where those
+   fit in 4x the last-level cache (every row on a 260 MiB L3), as many as
+   move the roofline probe's bytes (8x the cache, 256 MiB to 2 GiB), so that
+   every row is a DRAM figure; the batch is printed per row. The GPU keeps
+   10^6 (far past its L2 at every K).
+
    Built twice: as C for the CPU (build/demo) and, through demo_cuda.cu, as
    CUDA (build/demo_cuda). `ninja demo` runs the CUDA one when a GPU answers.
-   Usage: demo [batch] [kmin] [kmax] [both|DTYPE] (both: f32 and f64; any
-   dtype of bmm's list, f16 and bf16 included) */
+   Usage: demo [batch|auto] [kmin] [kmax] [both|DTYPE] (both: f32 and f64;
+   any dtype of bmm's list, f16 and bf16 included) */
 #define BMM_IMPLEMENTATION
 #ifdef __CUDACC__
 #include "bmm_cuda.cuh"
@@ -49,6 +55,8 @@ static void to_host(void *h, const void *d, size_t bytes) {
   CK(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
 }
 static void dev_free(void *p) { cudaFree(p); }
+/* the bytes a row of batch `auto` moves at least: none (10^6 entries) */
+static double auto_bytes(void) { return 0; }
 static const char *device_name(void) {
   static struct cudaDeviceProp prop;
   int dev = 0;
@@ -122,10 +130,10 @@ static bmm_status time_call(const bmm_problem *p, const bmmx_case *c, double *se
 #define BACKEND BMM_BACKEND_CPU
 #include "bench/cpu_roofline.h"
 static bmmx_roofline cpu_roof;
-static void *dev_alloc(size_t bytes) { return malloc(bytes); }
-static void to_dev(void *d, const void *h, size_t bytes) { memcpy(d, h, bytes); }
-static void to_host(void *h, const void *d, size_t bytes) { memcpy(h, d, bytes); }
-static void dev_free(void *p) { free(p); }
+/* the "device" is the host: the calls use the host's buffers (no second
+   copy of gigabytes) */
+#define DEMO_HOST_IS_DEVICE 1
+static double auto_bytes(void) { return cpu_roof.probe_bytes; }
 static const char *device_name(void) {
 #ifdef _OPENMP
   static char s[64];
@@ -160,74 +168,114 @@ static bmm_status time_call(const bmm_problem *p, const bmmx_case *c, double *se
    or shared machine) */
 static int rows_over_roof;
 
+/* The batch of row K: `batch`, or for batch 0 (auto) 10^6 entries or as
+   many as move auto_bytes(), whichever is more */
+static int64_t row_batch(bmm_dtype dt, int64_t batch, int k) {
+  bmmx_case c;
+  double per;
+  int64_t b;
+  if (batch > 0) return batch;
+  memset(&c, 0, sizeof c);
+  c.dtype = dt, c.batch = 1, c.m = 3, c.n = 1, c.k = k, c.layout = BMMX_ROWMAJOR;
+  per = bmmx_min_bytes(&c, 0);
+  b = (int64_t)(auto_bytes() / per) + 1;
+  return b > 1000000 ? b : 1000000;
+}
+
 static int sweep(bmm_dtype dt, int64_t batch, int kmin, int kmax) {
   bmmx_case c;
-  bmmx_sizes_t s;
-  size_t es = bmm_dtype_size(dt);
+  size_t es = bmm_dtype_size(dt), na = 0, nb = 0, nc = 0;
   void *ha, *hb, *hc, *da, *db, *dc;
   uint64_t seed = 42;
   int k, fails = 0;
   memset(&c, 0, sizeof c);
-  c.dtype = dt, c.batch = batch, c.m = 3, c.n = 1, c.k = kmax, c.layout = BMMX_ROWMAJOR;
-  s = bmmx_sizes(&c);
-  ha = malloc((size_t)s.a * es), hb = malloc((size_t)s.b * es), hc = malloc((size_t)s.c * es);
+  c.dtype = dt, c.m = 3, c.n = 1, c.layout = BMMX_ROWMAJOR;
+  for (k = kmin; k <= kmax; ++k) { /* buffers for the largest row of each operand */
+    bmmx_sizes_t s;
+    c.batch = row_batch(dt, batch, k), c.k = k;
+    s = bmmx_sizes(&c);
+    if ((size_t)s.a > na) na = (size_t)s.a;
+    if ((size_t)s.b > nb) nb = (size_t)s.b;
+    if ((size_t)s.c > nc) nc = (size_t)s.c;
+  }
+  ha = malloc(na * es), hb = malloc(nb * es), hc = malloc(nc * es);
   if (!ha || !hb || !hc) {
-    fprintf(stderr, "demo: out of host memory for batch %lld\n", (long long)batch);
+    fprintf(stderr, "demo: out of host memory for %.2f GB of A, B and C (give a smaller batch)\n",
+            (double)((na + nb + nc) * es) * 1e-9);
     return 1;
   }
-  bmmx_fill(dt, ha, s.a, &seed);
-  bmmx_fill(dt, hb, s.b, &seed);
-  da = dev_alloc((size_t)s.a * es), db = dev_alloc((size_t)s.b * es);
-  dc = dev_alloc((size_t)s.c * es);
+  bmmx_fill(dt, ha, (int64_t)na, &seed);
+  bmmx_fill(dt, hb, (int64_t)nb, &seed);
+#ifdef DEMO_HOST_IS_DEVICE
+  da = ha, db = hb, dc = hc;
+#else
+  da = dev_alloc(na * es), db = dev_alloc(nb * es);
+  dc = dev_alloc(nc * es);
   if (!da || !db || !dc) {
     fprintf(stderr, "demo: out of memory for batch %lld\n", (long long)batch);
     return 1;
   }
-  to_dev(da, ha, (size_t)s.a * es);
-  to_dev(db, hb, (size_t)s.b * es);
-  printf("\n%s  batch %lld of (3 x K) * (K x 1)\n", bmm_dtype_name(dt), (long long)batch);
-  printf("%4s  %-18s %10s %9s %9s %8s  %s\n", "K", "strategy", "time ms", "GB/s", "roof GB/s",
-         "% roof", "check");
+  to_dev(da, ha, na * es);
+  to_dev(db, hb, nb * es);
+#endif
+  if (batch > 0)
+    printf("\n%s  batch %lld of (3 x K) * (K x 1)\n", bmm_dtype_name(dt), (long long)batch);
+  else
+    printf("\n%s  (3 x K) * (K x 1), batch auto: 10^6, or %.0f MiB a row where 10^6 entries move "
+           "less\n",
+           bmm_dtype_name(dt), auto_bytes() / 1048576);
+  printf("%4s %10s  %-18s %10s %9s %9s %8s  %s\n", "K", "batch", "strategy", "time ms", "GB/s",
+         "roof GB/s", "% roof", "check");
   for (k = kmin; k <= kmax; ++k) {
     bmm_plan plan;
     bmm_problem p;
     double sec = 0, bytes, worst, pct, roof = 0;
     bmm_status st;
-    c.k = k;
-    /* the first batch*3*k values of the K=kmax buffers are a valid packed A */
+    c.k = k, c.batch = row_batch(dt, batch, k);
+    /* the first batch*3*k values of the buffers are a valid packed A */
     p = bmmx_problem(&c, da, db, dc, NULL);
     st = bmm_plan_problem(&p, BACKEND, &plan);
     if (st == BMM_OK) st = time_call(&p, &c, &sec, &roof);
     if (st != BMM_OK) {
-      printf("%4d  failed: %s\n", k, bmm_last_error());
+      printf("%4d %10lld  failed: %s\n", k, (long long)c.batch, bmm_last_error());
       ++fails;
       continue;
     }
-    to_host(hc, dc, (size_t)(batch * 3) * es);
+#ifndef DEMO_HOST_IS_DEVICE
+    to_host(hc, dc, (size_t)(c.batch * 3) * es);
+#endif
     p = bmmx_problem(&c, ha, hb, hc, NULL);
     worst = bmmx_check(&p, hc, 64);
     bytes = bmmx_min_bytes(&c, 0);
     pct = 100.0 * bytes / sec / roof;
     rows_over_roof += pct > 100.0 && !roof_cached(bytes);
-    printf("%4d  %-18s %10.3f %9.1f %9.1f %7.1f%%  %s%s\n", k, bmm_strategy_name(plan.strategy),
-           sec * 1e3, bytes / sec * 1e-9, roof * 1e-9, pct, worst <= 1 ? "ok" : "WRONG",
-           roof_cached(bytes) ? " (cached: not a DRAM figure)" : "");
+    printf("%4d %10lld  %-18s %10.3f %9.1f %9.1f %7.1f%%  %s%s\n", k, (long long)c.batch,
+           bmm_strategy_name(plan.strategy), sec * 1e3, bytes / sec * 1e-9, roof * 1e-9, pct,
+           worst <= 1 ? "ok" : "WRONG", roof_cached(bytes) ? " (cached: not a DRAM figure)" : "");
     if (!(worst <= 1)) ++fails;
   }
+#ifndef DEMO_HOST_IS_DEVICE
   dev_free(da), dev_free(db), dev_free(dc);
+#endif
   free(ha), free(hb), free(hc);
   return fails;
 }
 
 int main(int argc, char **argv) {
-  int64_t batch = argc > 1 ? atoll(argv[1]) : 1000000;
+#ifdef DEMO_HOST_IS_DEVICE
+  int64_t batch = 0; /* auto */
+#else
+  int64_t batch = 1000000;
+#endif
   int kmin = argc > 2 ? atoi(argv[2]) : 5, kmax = argc > 3 ? atoi(argv[3]) : 50;
   const char *which = argc > 4 ? argv[4] : "both";
   int fails = 0;
-  if (batch < 1 || kmin < 1 || kmax < kmin ||
+  if (argc > 1) batch = strcmp(argv[1], "auto") == 0 ? 0 : atoll(argv[1]) > 0 ? atoll(argv[1]) : -1;
+  if (batch < 0 || kmin < 1 || kmax < kmin ||
       (strcmp(which, "both") != 0 && bmmx_dtype_parse(which) == BMM_DTYPE_UNSET)) {
-    fprintf(stderr,
-            "usage: demo [batch>=1] [kmin>=1] [kmax>=kmin] [both|f32|f64|f16|bf16|c64|c128]\n");
+    fprintf(
+        stderr,
+        "usage: demo [batch>=1|auto] [kmin>=1] [kmax>=kmin] [both|f32|f64|f16|bf16|c64|c128]\n");
     return 2;
   }
   printf("bmm %s seed sweep on %s\n", BMM_VERSION, device_name());
