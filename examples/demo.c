@@ -7,11 +7,11 @@
    last-level cache is flagged `cached`. On a GPU it is the device-to-device
    copy bandwidth.
 
-   Batch `auto` (the CPU's default): each K at 10^6 entries or, where those
-   fit in 4x the last-level cache (every row on a 260 MiB L3), as many as
-   move the roofline probe's bytes (8x the cache, 256 MiB to 2 GiB), so that
-   every row is a DRAM figure; the batch is printed per row. The GPU keeps
-   10^6 (far past its L2 at every K).
+   Batch `auto` (the CPU's default): each K at 10^6 entries, or as many as
+   move the roofline probe's bytes (8x the cache, 256 MiB to 2 GiB) where
+   that is more (every row on a 260 MiB L3), so that every row is a DRAM
+   figure; the batch is printed per row. The GPU keeps 10^6 (far past its L2
+   at every K).
 
    Built twice: as C for the CPU (build/demo) and, through demo_cuda.cu, as
    CUDA (build/demo_cuda). `ninja demo` runs the CUDA one when a GPU answers.
