@@ -535,7 +535,7 @@ BMM__CSWAP_DEF(v16_f64, bmm__v16_f64)
 #define BMM__CPU_VROWS_bf16 0
 #endif
 #define BMM__CPU_VROWS_KMAX 64
-/* f32 the same way for k <= BMM__CPU_VROWS_F32_KMAX (the entries' columns
+/* f32 the same way for k <= BMM__CPU_VK_KMAX(m) (the entries' columns
    permuted into lanes, bmm__cpu_small_vk_*): there the per-entry kernel's own
    cost, not memory, set the time (Intel VM, 2 threads: 3x1x1 at 45% of the
    floor, 3x1x2 70%, 3x1x3 78%; bench/notes/cpu.md, "f32: 16 rows to a
@@ -553,6 +553,7 @@ typedef __m512i bmm__vk_i;
 #define BMM__VK_ZERO() _mm512_setzero_ps()
 #define BMM__VK_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
 #define BMM__VK_MUL(a, b) _mm512_mul_ps(a, b)
+#define BMM__VK_ADD(a, b) _mm512_add_ps(a, b)
 #define BMM__VK_PERM(x, i) _mm512_permutexvar_ps(i, x)
 /* AVX2 with FMA: 8 rows to a vector (-march=haswell on the Intel VM, 2
    threads: 3x1x1 at 51% of the floor, 3x1x2 70%, 3x1x3 79% entry by entry) */
@@ -569,13 +570,29 @@ typedef __m256i bmm__vk_i;
 #define BMM__VK_ZERO() _mm256_setzero_ps()
 #define BMM__VK_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
 #define BMM__VK_MUL(a, b) _mm256_mul_ps(a, b)
+#define BMM__VK_ADD(a, b) _mm256_add_ps(a, b)
 #define BMM__VK_PERM(x, i) _mm256_permutevar8x32_ps(x, i)
 #else
 #define BMM__CPU_VROWS_f32 0
 #define BMM__CPU_VK_W 0
 #endif
 #define BMM__CPU_VROWS_f64 0
-#define BMM__CPU_VROWS_F32_KMAX 3
+/* The k each m reaches, and BMM__VK_KS_m's list of them: with AVX-512 k <= 8
+   (vk_col's pairs of vectors) except m = 3, k <= 5, where 3x1xK's per-entry
+   kernel stayed faster past it (Intel model 207, 2 threads, 2 GB calls: k =
+   6..8 1.25-1.44x its time, m = 1, 2, 4 at k = 4..8 0.53-0.95x;
+   bench/notes/cpu.md, "f32 k = 4..8"); with AVX2 k <= 3 (its blends). */
+#if BMM__CPU_VK_W == 16
+#define BMM__VK_KS_1(X, M) X(M, 1) X(M, 2) X(M, 3) X(M, 4) X(M, 5) X(M, 6) X(M, 7) X(M, 8)
+#define BMM__VK_KS_3(X, M) X(M, 1) X(M, 2) X(M, 3) X(M, 4) X(M, 5)
+#define BMM__CPU_VK_KMAX(m) ((m) == 3 ? 5 : 8)
+#else
+#define BMM__VK_KS_1(X, M) X(M, 1) X(M, 2) X(M, 3)
+#define BMM__VK_KS_3 BMM__VK_KS_1
+#define BMM__CPU_VK_KMAX(m) 3
+#endif
+#define BMM__VK_KS_2 BMM__VK_KS_1
+#define BMM__VK_KS_4 BMM__VK_KS_1
 /* X(A, M) for the dot form's m = 1..4: the 16-rows paths' functions and
    their tables, one per m */
 #define BMM__CPU_DOT_MS(X, A) X(A, 1) X(A, 2) X(A, 3) X(A, 4)
@@ -1386,14 +1403,14 @@ static bmm_plan bmm__cpu_cvt_plan(const bmm_plan *pl, int64_t cnt, float *a, flo
 
 static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl);
 
-/* Does cpu_small's dot form read the halves (or f32 of k <= 3) 16 rows of C
+/* Does cpu_small's dot form read the halves (or f32 of small k) 16 rows of C
    to a vector (f32 with AVX2 only: 8; BMM__CPU_VROWS_*)? Where built, for rows of at most
    BMM__CPU_VROWS_KMAX and the packed call whose rows of C are rows of A one
    after another. */
 static int bmm__cpu_vrows(const bmm_plan *pl) {
   const int on = pl->dtype == BMM_F16    ? BMM__CPU_VROWS_f16
                  : pl->dtype == BMM_BF16 ? BMM__CPU_VROWS_bf16
-                 : pl->dtype == BMM_F32  ? BMM__CPU_VROWS_f32 && pl->k <= BMM__CPU_VROWS_F32_KMAX
+                 : pl->dtype == BMM_F32  ? BMM__CPU_VROWS_f32 && pl->k <= BMM__CPU_VK_KMAX(pl->m)
                                          : 0;
   return on && pl->n == 1 && pl->m >= 1 && pl->m <= 4 && pl->k <= BMM__CPU_VROWS_KMAX &&
          pl->ndims == 1 && pl->a.col_stride == 1 && pl->a.row_stride == pl->k &&
@@ -1461,7 +1478,7 @@ static bmm__cpu_choice bmm__cpu_pick(const bmm_plan *pl) {
       return c;
     }
     c.chunk = e;
-    c.vrows = 0; /* the f32 kernel's own (k <= 3): not on converted chunks */
+    c.vrows = 0; /* the f32 kernel's own (small k): not on converted chunks */
     c.units = bmm__ceil_div(pl->batch, e);
     c.threads = bmm__cpu_threads(pl, c.units);
     c.stream = c.prefetch = 0; /* the chunks stay in cache */
@@ -1709,8 +1726,9 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
   if (ch.vrows && pl->dtype == BMM_F32 && used < len) {
     snprintf(buf + used, len - used,
              "; %s: %d rows of C to a vector (blocks of %d entries, their columns permuted into "
-             "lanes, each row's products summed in turn; the same bits as entry by entry)",
-             BMM__CPU_VK_W == 16 ? "AVX-512" : "AVX2", BMM__CPU_VK_W, BMM__CPU_VK_W);
+             "lanes, each row's products summed %s; the same bits as entry by entry)",
+             BMM__CPU_VK_W == 16 ? "AVX-512" : "AVX2", BMM__CPU_VK_W, BMM__CPU_VK_W,
+             pl->k <= 3 ? "in turn" : "in the per-entry kernel's order");
     used = strlen(buf);
   } else if (ch.vrows && used < len) {
     snprintf(buf + used, len - used,
@@ -2913,7 +2931,7 @@ BMM__INLINE void BMM__FN(small_dot_lines)(const bmm_plan *pl, int pf, int64_t b0
 }
 #endif
 #if BMM__CAT(BMM__CPU_VROWS_, BMM__N)
-/* f32, k <= 3: W rows of C to a vector (bmm__cpu_pick's vrows; W =
+/* f32, k <= BMM__CPU_VK_KMAX(m): W rows of C to a vector (bmm__cpu_pick's vrows; W =
    BMM__CPU_VK_W, 16 with AVX-512, 8 with AVX2). A block of W entries is M*K
    vectors of A, K of B and M of C. Output vector q's lane t is C's row Wq + t:
    its column l is lane t of A's vectors qK.. after vk_col, times lane
@@ -2924,14 +2942,27 @@ BMM__INLINE void BMM__FN(small_dot_lines)(const bmm_plan *pl, int pf, int64_t b0
    per-entry kernel, which takes the entries before C's first 64-byte line
    and after the last block. */
 typedef struct BMM__FN(vk) {
-  bmm__vk_i ci[3], ei[4];        /* element t*K + l of column l; B's entry (Wq + t) / M */
-  bmm__vk_v bs[3], al, be, bias; /* B shared: its K elements, broadcast */
+  bmm__vk_i ci[8], ei[4];        /* element t*K + l of column l; B's entry (Wq + t) / M */
+  bmm__vk_v bs[8], al, be, bias; /* B shared: its K elements, broadcast */
 } BMM__FN(vk);
 /* Column l of W rows of K elements held in K consecutive vectors x: lane t
    is element t*K + l (idx, of which a permute reads the low bits). */
 BMM__INLINE bmm__vk_v BMM__FN(vk_col)(const bmm__vk_v *x, bmm__vk_i idx, const int l, const int K) {
   if (K == 1) return x[0];
 #if BMM__CPU_VK_W == 16
+  if (K >= 4) { /* K vectors in pairs: lane t from pair (tK + l) / 32 */
+    __m512 r = _mm512_permutex2var_ps(x[0], idx, x[1]);
+    int p, t;
+    BMM__UNROLL for (p = 1; 2 * p < K; ++p) {
+      unsigned m = 0;
+      const __m512 y = 2 * p + 1 < K ? _mm512_permutex2var_ps(x[2 * p], idx, x[2 * p + 1])
+                                     : _mm512_permutexvar_ps(idx, x[2 * p]);
+      for (t = 0; t < 16; ++t)
+        if ((t * K + l) / 32 == p) m |= 1u << t;
+      r = _mm512_mask_blend_ps((__mmask16)m, r, y);
+    }
+    return r;
+  }
   {
     const __m512 lo = _mm512_permutex2var_ps(x[0], idx, x[1]);
     /* K = 3: lanes t >= ceil((32 - l) / 3) come from the third vector */
@@ -2956,7 +2987,7 @@ BMM__INLINE bmm__vk_v BMM__FN(vk_col)(const bmm__vk_v *x, bmm__vk_i idx, const i
 BMM__INLINE void BMM__FN(vk_block)(const BMM__FN(vk) * g, const float *A, const float *B, float *C,
                                    const int M, const int K, const int shared, const int plain,
                                    const int rc, const int nt) {
-  bmm__vk_v a[12], b[3], bc[3];
+  bmm__vk_v a[32], b[8], bc[8];
   int j, q, l;
   BMM__UNROLL for (j = 0; j < M * K; ++j) a[j] = BMM__VK_LOADU(A + BMM__CPU_VK_W * j);
   if (shared) {
@@ -2966,10 +2997,23 @@ BMM__INLINE void BMM__FN(vk_block)(const BMM__FN(vk) * g, const float *A, const 
     BMM__UNROLL for (l = 0; l < K; ++l) bc[l] = BMM__FN(vk_col)(b, g->ci[l], l, K);
   }
   BMM__UNROLL for (q = 0; q < M; ++q) {
-    bmm__vk_v s = BMM__VK_ZERO(), r;
-    BMM__UNROLL for (l = 0; l < K; ++l) {
-      const bmm__vk_v ac = BMM__FN(vk_col)(a + q * K, g->ci[l], l, K);
-      s = BMM__VK_FMA(ac, shared || M == 1 ? bc[l] : BMM__VK_PERM(bc[l], g->ei[q]), s);
+    bmm__vk_v s = BMM__VK_ZERO(), r, ac[8], bq[8];
+    BMM__UNROLL for (l = 0; l < K; ++l) { /* lane t: column l of C's row Wq + t */
+      ac[l] = BMM__FN(vk_col)(a + q * K, g->ci[l], l, K);
+      bq[l] = shared || M == 1 ? bc[l] : BMM__VK_PERM(bc[l], g->ei[q]);
+    }
+    if (K < 4) { /* small_dot_rows' scalar chain */
+      BMM__UNROLL for (l = 0; l < K; ++l) s = BMM__VK_FMA(ac[l], bq[l], s);
+    } else { /* its order past 3: products 0..3 (+ 4..7 at K = 8) as a
+                16-byte vector's multiply-adds from +0, the lanes summed in
+                pairs, then + the scalar chain of products 4..K-1 (K < 8) */
+      bmm__vk_v v[4], t = BMM__VK_ZERO();
+      BMM__UNROLL for (l = 0; l < 4; ++l) {
+        v[l] = BMM__VK_FMA(ac[l], bq[l], BMM__VK_ZERO());
+        if (K == 8) v[l] = BMM__VK_ADD(v[l], BMM__VK_FMA(ac[l + 4], bq[l + 4], BMM__VK_ZERO()));
+      }
+      BMM__UNROLL for (l = 4; l < K && K < 8; ++l) t = BMM__VK_FMA(ac[l], bq[l], t);
+      s = BMM__VK_ADD(BMM__VK_ADD(BMM__VK_ADD(v[0], v[1]), BMM__VK_ADD(v[2], v[3])), t);
     }
     if (plain) {
       r = BMM__VK_MUL(g->al, s);
@@ -3025,18 +3069,19 @@ BMM__INLINE void BMM__FN(vk_range)(const bmm_plan *pl, const bmm__cpu_choice *ch
   for (; u < b1; ++u)
     BMM__FN(small_dot_entry)(pl, 0, u, M, K);
 }
-/* one function per m = 1..4 and k = 1..3 (constants: every loop unrolled) */
+/* one function per m = 1..4 and k of BMM__VK_KS_m (constants: every loop
+   unrolled); the table's other k are NULL, never picked (BMM__CPU_VK_KMAX) */
 #define BMM__VK_DEF(M, K)                                                        \
   static BMM__VEXT_ATTR void BMM__FN(small_vk_##M##_##K)(                        \
       const bmm_plan *plan, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) { \
     const bmm_plan lp = *plan;                                                   \
     BMM__FN(vk_range)(&lp, ch, b0, b1, M, K);                                    \
   }
-#define BMM__VK_M(X, M) X(M, 1) X(M, 2) X(M, 3)
+#define BMM__VK_M(X, M) BMM__VK_KS_##M(X, M)
 BMM__CPU_DOT_MS(BMM__VK_M, BMM__VK_DEF)
 #define BMM__VK_FN(M, K) BMM__FN(small_vk_##M##_##K),
 #define BMM__VK_ROW(FN, M) {BMM__VK_M(FN, M)},
-static const bmm__cpu_range_fn BMM__FN(vk_fns)[4][3] = {BMM__CPU_DOT_MS(BMM__VK_ROW, BMM__VK_FN)};
+static const bmm__cpu_range_fn BMM__FN(vk_fns)[4][8] = {BMM__CPU_DOT_MS(BMM__VK_ROW, BMM__VK_FN)};
 #undef BMM__VK_ROW
 #undef BMM__VK_FN
 #undef BMM__VK_M

@@ -43,20 +43,29 @@
       exit(1);                                                       \
     }                                                                \
   } while (0)
+/* the batch without an argument; `auto` is there too but moves no more than
+   10^6 entries (auto_bytes) */
+#define DEFAULT_BATCH 1000000
 static void *dev_alloc(size_t bytes) {
   void *p;
   CK(cudaMalloc(&p, bytes));
   return p;
 }
-static void to_dev(void *d, const void *h, size_t bytes) {
-  CK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
+/* The device's copy of host buffer h (its first `fill` bytes copied), the
+   host's copy of the device's first `bytes`, and the release: the three steps
+   the CPU build does without (its calls use the host's buffers). */
+static void *dev_of(void *h, size_t bytes, size_t fill) {
+  void *d = dev_alloc(bytes);
+  if (fill) CK(cudaMemcpy(d, h, fill, cudaMemcpyHostToDevice));
+  return d;
 }
-static void to_host(void *h, const void *d, size_t bytes) {
+static void host_of(void *h, const void *d, size_t bytes) {
   CK(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
 }
-static void dev_free(void *p) { cudaFree(p); }
+static void dev_release(void *d) { cudaFree(d); }
 /* the bytes a row of batch `auto` moves at least: none (10^6 entries) */
 static double auto_bytes(void) { return 0; }
+static void roof_finish(void) {}
 static const char *device_name(void) {
   static struct cudaDeviceProp prop;
   int dev = 0;
@@ -91,14 +100,14 @@ static int roof_cached(double bytes) {
 }
 static void roof_measure(void) {
   size_t cbytes = (size_t)1 << 28; /* 256 MiB: far beyond any cache */
-  void *x = dev_alloc(cbytes), *y = dev_alloc(cbytes), *h = malloc(cbytes);
+  void *h = malloc(cbytes), *x, *y;
   uint64_t seed = 7;
   if (!h) exit(1);
   bmmx_fill(BMM_F64, h, (int64_t)(cbytes / 8), &seed);
-  to_dev(x, h, cbytes);
+  x = dev_of(h, cbytes, cbytes), y = dev_alloc(cbytes);
   free(h);
   copy_bw = copy_bandwidth(x, y, cbytes);
-  dev_free(x), dev_free(y);
+  dev_release(x), dev_release(y);
   printf("measured copy bandwidth (read + write, 256 MiB): %.1f GB/s\n", copy_bw * 1e-9);
 }
 /* Median seconds of REPS calls, after one warm-up, and the row's floor in
@@ -130,10 +139,21 @@ static bmm_status time_call(const bmm_problem *p, const bmmx_case *c, double *se
 #define BACKEND BMM_BACKEND_CPU
 #include "bench/cpu_roofline.h"
 static bmmx_roofline cpu_roof;
+#define DEFAULT_BATCH 0 /* auto */
 /* the "device" is the host: the calls use the host's buffers (no second
    copy of gigabytes) */
-#define DEMO_HOST_IS_DEVICE 1
+static void *dev_of(void *h, size_t bytes, size_t fill) {
+  (void)bytes, (void)fill;
+  return h;
+}
+static void host_of(void *h, const void *d, size_t bytes) { (void)h, (void)d, (void)bytes; }
+static void dev_release(void *d) { (void)d; }
 static double auto_bytes(void) { return cpu_roof.probe_bytes; }
+static void roof_finish(void) {
+  printf("\nbest of every probe, ");
+  bmmx_roof_print_best(stdout, &cpu_roof);
+  bmmx_roofline_release(&cpu_roof);
+}
 static const char *device_name(void) {
 #ifdef _OPENMP
   static char s[64];
@@ -206,18 +226,8 @@ static int sweep(bmm_dtype dt, int64_t batch, int kmin, int kmax) {
   }
   bmmx_fill(dt, ha, (int64_t)na, &seed);
   bmmx_fill(dt, hb, (int64_t)nb, &seed);
-#ifdef DEMO_HOST_IS_DEVICE
-  da = ha, db = hb, dc = hc;
-#else
-  da = dev_alloc(na * es), db = dev_alloc(nb * es);
-  dc = dev_alloc(nc * es);
-  if (!da || !db || !dc) {
-    fprintf(stderr, "demo: out of memory for batch %lld\n", (long long)batch);
-    return 1;
-  }
-  to_dev(da, ha, na * es);
-  to_dev(db, hb, nb * es);
-#endif
+  da = dev_of(ha, na * es, na * es), db = dev_of(hb, nb * es, nb * es);
+  dc = dev_of(hc, nc * es, 0);
   if (batch > 0)
     printf("\n%s  batch %lld of (3 x K) * (K x 1)\n", bmm_dtype_name(dt), (long long)batch);
   else
@@ -241,9 +251,7 @@ static int sweep(bmm_dtype dt, int64_t batch, int kmin, int kmax) {
       ++fails;
       continue;
     }
-#ifndef DEMO_HOST_IS_DEVICE
-    to_host(hc, dc, (size_t)(c.batch * 3) * es);
-#endif
+    host_of(hc, dc, (size_t)(c.batch * 3) * es);
     p = bmmx_problem(&c, ha, hb, hc, NULL);
     worst = bmmx_check(&p, hc, 64);
     bytes = bmmx_min_bytes(&c, 0);
@@ -254,19 +262,13 @@ static int sweep(bmm_dtype dt, int64_t batch, int kmin, int kmax) {
            worst <= 1 ? "ok" : "WRONG", roof_cached(bytes) ? " (cached: not a DRAM figure)" : "");
     if (!(worst <= 1)) ++fails;
   }
-#ifndef DEMO_HOST_IS_DEVICE
-  dev_free(da), dev_free(db), dev_free(dc);
-#endif
+  dev_release(da), dev_release(db), dev_release(dc);
   free(ha), free(hb), free(hc);
   return fails;
 }
 
 int main(int argc, char **argv) {
-#ifdef DEMO_HOST_IS_DEVICE
-  int64_t batch = 0; /* auto */
-#else
-  int64_t batch = 1000000;
-#endif
+  int64_t batch = DEFAULT_BATCH;
   int kmin = argc > 2 ? atoi(argv[2]) : 5, kmax = argc > 3 ? atoi(argv[3]) : 50;
   const char *which = argc > 4 ? argv[4] : "both";
   int fails = 0;
@@ -291,11 +293,7 @@ int main(int argc, char **argv) {
            "row itself (busy or shared machine?); run again on a quiet one for figures to rely "
            "on\n",
            rows_over_roof);
-#ifndef __CUDACC__
-  printf("\nbest of every probe, ");
-  bmmx_roof_print_best(stdout, &cpu_roof);
-  bmmx_roofline_release(&cpu_roof);
-#endif
+  roof_finish();
   printf("\n%s\n", fails ? "some results FAILED" : "all results checked against the reference");
   return fails != 0;
 }

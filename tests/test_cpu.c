@@ -2851,12 +2851,12 @@ static void test_stream_lines(void) {
           }
 }
 
-/* f32 k <= 3, BMM__CPU_VK_W rows of C to a vector (AVX-512: 16, AVX2 with FMA: 8;
-   BMM__CPU_VROWS_f32): m = 1..4, k = 1..3, B per entry or shared, batches around the blocks of 8
-   and 16, C at every element offset within a line, each alpha/beta/bias mode. The result is within
-   the bound, nothing outside C is written, explain says the path where it is built, and the bits
-   equal those of the per-entry kernel (a rule's streams=2 turns the path off) and of 1 and 2
-   threads. */
+/* f32 k <= BMM__CPU_VK_KMAX(m), BMM__CPU_VK_W rows of C to a vector (AVX-512: 16 rows, k <= 8, m =
+   3 k <= 5; AVX2 with FMA: 8 rows, k <= 3; BMM__CPU_VROWS_f32): m = 1..4, k = 1..8, B per entry or
+   shared, batches around the blocks of 8 and 16, C at every element offset within a line, each
+   alpha/beta/bias mode. The result is within the bound, nothing outside C is written, explain says
+   the path where it is built, and the bits equal those of the per-entry kernel (a rule's streams=2
+   turns the path off) and of 1 and 2 threads. */
 static void test_vrows_f32(void) {
   static const int64_t batches[] = {1, 7, 8, 9, 15, 16, 17, 33, 100, 1000, 40001};
   enum { G = 40 };
@@ -2865,7 +2865,7 @@ static void test_vrows_f32(void) {
   const int max_threads = omp_get_max_threads();
 #endif
   for (m = 1; m <= 4; ++m)
-    for (k = 1; k <= 3; ++k)
+    for (k = 1; k <= 8; ++k)
       for (shared = 0; shared < 2; ++shared)
         for (bi = 0; bi < (int)(sizeof batches / sizeof batches[0]); ++bi)
           for (off = 0; off < 17; off += (batches[bi] > 2000 ? 8 : bi % 2 ? 1 : 5), ++mode) {
@@ -2924,7 +2924,7 @@ static void test_vrows_f32(void) {
                     bmm_last_error());
               /* batch 1 has no batch dimension: no run of entries to block */
               CHECK(contains(why, " rows of C to a vector") ==
-                        (pass > 0 && BMM__CPU_VROWS_f32 && batch > 1),
+                        (pass > 0 && BMM__CPU_VROWS_f32 && batch > 1 && k <= BMM__CPU_VK_KMAX(m)),
                     "%s, pass %d: explain `%s`", ctx, pass, why);
               used += pass > 0 && contains(why, " rows of C to a vector");
               CHECK(bmm_cpu(&p) == BMM_OK, "%s: %s", ctx, bmm_last_error());
@@ -2950,6 +2950,14 @@ static void test_vrows_f32(void) {
             free(a), free(b), free(buf), free(keep), free(first);
           }
   CHECK(used > 0 || !BMM__CPU_VROWS_f32, "the block path never ran");
+#if BMM__CPU_VROWS_f32
+  /* the pick's bound and the table of functions say the same k per m */
+  for (m = 1; m <= 4; ++m)
+    for (k = 1; k <= 8; ++k)
+      CHECK((bmm__cpu_vk_fns_f32[m - 1][k - 1] != NULL) == (k <= BMM__CPU_VK_KMAX(m)),
+            "vk_fns[%d][%d] against BMM__CPU_VK_KMAX(%d) = %d", m - 1, k - 1, m,
+            BMM__CPU_VK_KMAX(m));
+#endif
 }
 
 /* ---- same bits for 1 and 2 threads ------------------------------------------ */
