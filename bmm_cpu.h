@@ -577,7 +577,7 @@ typedef __m256i bmm__vk_i;
 #define BMM__CPU_VK_W 0
 #endif
 #define BMM__CPU_VROWS_f64 0
-/* The k each m reaches, and BMM__VK_KS_m's list of them: with AVX-512 k <= 8
+/* The k each m reaches (BMM__VK_KS_m, BMM__CPU_VK_KMAX its count): with AVX-512 k <= 8
    (vk_col's pairs of vectors) except m = 3, k <= 5, where 3x1xK's per-entry
    kernel stayed faster past it (Intel model 207, 2 threads, 2 GB calls: k =
    6..8 1.25-1.44x its time, m = 1, 2, 4 at k = 4..8 0.53-0.95x;
@@ -585,14 +585,20 @@ typedef __m256i bmm__vk_i;
 #if BMM__CPU_VK_W == 16
 #define BMM__VK_KS_1(X, M) X(M, 1) X(M, 2) X(M, 3) X(M, 4) X(M, 5) X(M, 6) X(M, 7) X(M, 8)
 #define BMM__VK_KS_3(X, M) X(M, 1) X(M, 2) X(M, 3) X(M, 4) X(M, 5)
-#define BMM__CPU_VK_KMAX(m) ((m) == 3 ? 5 : 8)
 #else
 #define BMM__VK_KS_1(X, M) X(M, 1) X(M, 2) X(M, 3)
 #define BMM__VK_KS_3 BMM__VK_KS_1
-#define BMM__CPU_VK_KMAX(m) 3
 #endif
 #define BMM__VK_KS_2 BMM__VK_KS_1
 #define BMM__VK_KS_4 BMM__VK_KS_1
+/* the largest k of m's list (the lists run 1..kmax): its length */
+#define BMM__VK_ONE(M, K) +1
+#define BMM__VK_KMAX_OF(M) (0 BMM__VK_KS_##M(BMM__VK_ONE, M))
+#define BMM__CPU_VK_KMAX(m)        \
+  ((m) == 1   ? BMM__VK_KMAX_OF(1) \
+   : (m) == 2 ? BMM__VK_KMAX_OF(2) \
+   : (m) == 3 ? BMM__VK_KMAX_OF(3) \
+              : BMM__VK_KMAX_OF(4))
 /* X(A, M) for the dot form's m = 1..4: the 16-rows paths' functions and
    their tables, one per m */
 #define BMM__CPU_DOT_MS(X, A) X(A, 1) X(A, 2) X(A, 3) X(A, 4)
@@ -2950,7 +2956,8 @@ typedef struct BMM__FN(vk) {
 BMM__INLINE bmm__vk_v BMM__FN(vk_col)(const bmm__vk_v *x, bmm__vk_i idx, const int l, const int K) {
   if (K == 1) return x[0];
 #if BMM__CPU_VK_W == 16
-  if (K >= 4) { /* K vectors in pairs: lane t from pair (tK + l) / 32 */
+  { /* K vectors in pairs: lane t from pair (tK + l) / 32 (K = 2: the first
+       alone; K = 3: lanes t >= ceil((32 - l) / 3) from the third vector) */
     __m512 r = _mm512_permutex2var_ps(x[0], idx, x[1]);
     int p, t;
     BMM__UNROLL for (p = 1; 2 * p < K; ++p) {
@@ -2962,13 +2969,6 @@ BMM__INLINE bmm__vk_v BMM__FN(vk_col)(const bmm__vk_v *x, bmm__vk_i idx, const i
       r = _mm512_mask_blend_ps((__mmask16)m, r, y);
     }
     return r;
-  }
-  {
-    const __m512 lo = _mm512_permutex2var_ps(x[0], idx, x[1]);
-    /* K = 3: lanes t >= ceil((32 - l) / 3) come from the third vector */
-    return K == 2 ? lo
-                  : _mm512_mask_blend_ps((__mmask16)(0xFFFFu << ((34 - l) / 3)), lo,
-                                         _mm512_permutexvar_ps(idx, x[2]));
   }
 #else
   if (K == 2) /* lanes 0..3 from x[0], 4..7 from x[1], at the same positions */

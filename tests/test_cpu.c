@@ -2951,7 +2951,8 @@ static void test_vrows_f32(void) {
           }
   CHECK(used > 0 || !BMM__CPU_VROWS_f32, "the block path never ran");
 #if BMM__CPU_VROWS_f32
-  /* the pick's bound and the table of functions say the same k per m */
+  /* the pick's bound (BMM__CPU_VK_KMAX, the lists' length) and the table of functions say the
+     same k per m */
   for (m = 1; m <= 4; ++m)
     for (k = 1; k <= 8; ++k)
       CHECK((bmm__cpu_vk_fns_f32[m - 1][k - 1] != NULL) == (k <= BMM__CPU_VK_KMAX(m)),
