@@ -138,12 +138,13 @@ BMM__INLINE void bmm__ntstore_f64(double *p, double x) { *p = x; }
 #define BMM__CPU_STREAM_MAX_K 256
 /* Does the call move at least BMM_CPU_STREAM_BYTES (its operands would not
    stay in the caches)? */
+static double bmm__cpu_bytes(const bmm_plan *pl) {
+  return (double)pl->batch * (double)bmm_dtype_size(pl->dtype) *
+         ((double)pl->m * (double)pl->k + (double)pl->k * (double)pl->n +
+          (double)pl->m * (double)pl->n);
+}
 static int bmm__cpu_big(const bmm_plan *pl) {
-  const double elems =
-      (double)pl->batch * ((double)pl->m * (double)pl->k + (double)pl->k * (double)pl->n +
-                           (double)pl->m * (double)pl->n);
-  return BMM_CPU_STREAM_BYTES >= 0 &&
-         elems * (double)bmm_dtype_size(pl->dtype) >= (double)BMM_CPU_STREAM_BYTES;
+  return BMM_CPU_STREAM_BYTES >= 0 && bmm__cpu_bytes(pl) >= (double)BMM_CPU_STREAM_BYTES;
 }
 /* Can every vector store to C stream? A kernel streams a vector only where
    its address allows (BMM__WFN(vstore_c_)) and stores it plainly elsewhere; a
@@ -1003,6 +1004,8 @@ typedef struct bmm__cpu_choice {
   int64_t rows;    /* cpu_blocked: rows of C per unit (bmm__cpu_blk_rows) */
   int cview;       /* c_blocked: the blocked kernel runs the call's real view
                       (bmm__cpu_cview_plan) and packs B' from the complex B */
+  int64_t chunks;  /* the units go in this many ranges: one a thread, or more,
+                      taken by whichever thread is free (bmm__cpu_chunks) */
 } bmm__cpu_choice;
 
 /* Work on units [u0, u1) (batch entries, or batch chunks). */
@@ -1451,6 +1454,34 @@ static int bmm__cpu_small_prefetch(const bmm_plan *pl, const bmm__cpu_choice *c)
              : 0;
 }
 
+/* The units over the threads: in cache one contiguous share a thread; out of
+   cache (a call of at least BMM_CPU_STREAM_BYTES) up to BMM__CPU_CHUNKS a
+   thread of at least BMM__CPU_CHUNK_BYTES and a batch entry each, which the threads take in
+   order as they come free (OpenMP's dynamic schedule). An equal share waits
+   for the slower thread: on a 2-vCPU VM the two threads of one 2 GB call
+   (f64 3x1x1) took 105 and 66 ms, 1.3-1.6x apart in most calls, the slower
+   one mostly on vCPU 0 (bench/notes/cpu.md, "uneven threads"). Every C
+   element is computed by exactly one thread with the same code whatever
+   range it falls in, so the bits depend neither on the thread count nor on
+   the chunks (test threads_same_bits runs both; bmm__cpu_parallel). */
+#define BMM__CPU_CHUNKS 16
+#define BMM__CPU_CHUNK_BYTES (4.0 * 1024 * 1024)
+static int bmm__cpu_chunks_test; /* tests: > 0 forces this many chunks a thread on every call */
+static int64_t bmm__cpu_chunks(const bmm_plan *pl, int threads, int64_t units) {
+  const double bytes = bmm__cpu_bytes(pl);
+  int64_t n = threads;
+  if (threads > 1 && bmm__cpu_chunks_test > 0)
+    n = (int64_t)threads * bmm__cpu_chunks_test;
+  else if (threads > 1 && bmm__cpu_big(pl)) {
+    n = (int64_t)threads * BMM__CPU_CHUNKS;
+    if ((double)n > bytes / BMM__CPU_CHUNK_BYTES) n = (int64_t)(bytes / BMM__CPU_CHUNK_BYTES);
+    /* a chunk holds at least an entry's units: a cut inside an entry costs
+       cpu_blocked a second packing of that entry's B */
+    if (n > pl->batch) n = pl->batch;
+    if (n < threads) n = threads;
+  }
+  return n > units ? units : n;
+}
 /* Everything a call does, in one place: the kernel inside the strategy (the
    table or the caller chose the strategy), its work units, its threads,
    whether C is streamed and A and B prefetched. Kernels read their choice and decide nothing. A
@@ -1473,6 +1504,7 @@ static bmm__cpu_choice bmm__cpu_pick(const bmm_plan *pl) {
       c.vrows = bmm__cpu_vrows(pl);
       c.units = pl->batch;
       c.threads = bmm__cpu_threads(pl, c.units);
+      c.chunks = bmm__cpu_chunks(pl, c.threads, c.units);
       /* C streamed in whole lines (two groups of 16 rows a line) where the
          16-row path takes k <= 8: f16/bf16 3x1xK, 2 GB calls, 2 threads,
          new/old time K = 1 0.75-0.80, 2..8 0.87-0.99 (Intel family 6 model
@@ -1487,6 +1519,7 @@ static bmm__cpu_choice bmm__cpu_pick(const bmm_plan *pl) {
     c.vrows = 0; /* the f32 kernel's own (small k): not on converted chunks */
     c.units = bmm__ceil_div(pl->batch, e);
     c.threads = bmm__cpu_threads(pl, c.units);
+    c.chunks = bmm__cpu_chunks(pl, c.threads, c.units);
     c.stream = c.prefetch = 0; /* the chunks stay in cache */
     return c;
   }
@@ -1575,6 +1608,7 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   /* cpu_small's blocked tile: m, n <= 16 is one row block (units = entries) */
   if (c.kernel == BMM__CPU_K_blocked && !c.rows) c.rows = bmm__cpu_blk_rows(pl, sz, 1);
   c.threads = pl->strategy == BMM_CPU_REF ? 1 : bmm__cpu_threads(pl, c.units);
+  c.chunks = bmm__cpu_chunks(pl, c.threads, c.units);
   /* in cache the prefetches are instructions for nothing (6% of 32^3 f32) */
   c.prefetch = c.kernel == BMM__CPU_K_blocked && bmm__cpu_big(pl) && bmm__cpu_blk_in_place(pl, sz);
   /* f32's rows to a vector (16 or 8): one run (the range walks blocks in order) */
@@ -1591,11 +1625,19 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   return c;
 }
 
-/* Static contiguous chunks of units over the threads. Every C element is
-   computed by exactly one thread with the same code, so the bits do not depend
-   on the thread count. */
 static void bmm__cpu_parallel(const bmm_plan *pl, const bmm__cpu_choice *ch, bmm__cpu_range_fn fn) {
 #ifdef _OPENMP
+  if (ch->threads > 1 && ch->chunks > ch->threads) {
+#pragma omp parallel num_threads(ch->threads)
+    {
+      int64_t q;
+#pragma omp for schedule(dynamic, 1) nowait
+      for (q = 0; q < ch->chunks; ++q)
+        fn(pl, ch, q * ch->units / ch->chunks, (q + 1) * ch->units / ch->chunks);
+      BMM__NT_FENCE(); /* streamed stores are weakly ordered: done before the join */
+    }
+    return;
+  }
   if (ch->threads > 1) {
 #pragma omp parallel num_threads(ch->threads)
     {
@@ -1603,7 +1645,7 @@ static void bmm__cpu_parallel(const bmm_plan *pl, const bmm__cpu_choice *ch, bmm
       int64_t per = ch->units / tn, extra = ch->units % tn;
       int64_t u0 = t * per + (t < extra ? t : extra);
       fn(pl, ch, u0, u0 + per + (t < extra ? 1 : 0));
-      BMM__NT_FENCE(); /* streamed stores are weakly ordered: done before the join */
+      BMM__NT_FENCE();
     }
     return;
   }
@@ -1706,14 +1748,18 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
            bmm__cpu_kernel_names[ch.kernel], ch.why, (long long)ch.units, ch.threads,
            ch.threads == 1 ? "" : "s");
   used = strlen(buf);
+  if (ch.chunks > ch.threads && used < len)
+    snprintf(buf + used, len - used, " in %lld chunks, each taken by the next free thread",
+             (long long)ch.chunks);
+  used = strlen(buf);
   if (ch.pin && used < len)
     snprintf(buf + used, len - used, "; the rule's kernel=%s does not apply: %s", pl->rule.kernel,
              ch.pin);
   used = strlen(buf);
   if (used < len) {
     if (bmm__cpu_walks_streams(ch.kernel))
-      snprintf(buf + used, len - used, "; entries walked as %d interleaved run%s per thread%s",
-               ch.streams, ch.streams == 1 ? "" : "s",
+      snprintf(buf + used, len - used, "; entries walked as %d interleaved run%s per %s%s",
+               ch.streams, ch.streams == 1 ? "" : "s", ch.chunks > ch.threads ? "chunk" : "thread",
                pl->rule.streams > 0 ? " (the rule's streams=)" : " (BMM_CPU_STREAMS)");
     else if (pl->rule.streams > 0)
       snprintf(buf + used, len - used,

@@ -3045,11 +3045,48 @@ static void test_threads_same_bits(void) {
         tprob_run(&t, st, 1);
         CHECK(memcmp(one, t.c.alloc, (size_t)t.c.count * t.c.es) == 0,
               "%s: C differs between 1 and 2 OpenMP threads", desc);
+        /* the same call in 2 x 5 uneven chunks taken by the free thread
+           (out of cache's split, bmm__cpu_chunks, forced on this small call) */
+        bmm__cpu_chunks_test = 5;
+        tprob_run(&t, st, 1);
+        bmm__cpu_chunks_test = 0;
+        CHECK(memcmp(one, t.c.alloc, (size_t)t.c.count * t.c.es) == 0,
+              "%s: C differs between 1 thread and 2 threads in 10 chunks", desc);
       }
       omp_set_num_threads(max_threads);
       free(one);
       tprob_free(&t);
     }
+  /* Out of cache the units go in chunks (bmm__cpu_chunks): 16 a thread, of
+     at least 4 MiB and an entry; in cache one share a thread. Explain says
+     which. No call runs here: explain reads no operand, so the operands are
+     addresses 2^40 bytes apart with nothing behind them. */
+  {
+    static const struct {
+      int64_t batch, m, n, k;
+      const char *want; /* NULL: no chunks */
+    } cs[] = {{36000000, 3, 1, 1, " in 32 chunks,"},
+              {1000000, 3, 1, 5, " in 21 chunks,"},   /* 92 MB: 2 threads x 16 > 92 MB / 4 MiB */
+              {6, 1024, 1024, 1024, " in 6 chunks,"}, /* 75 MB, but at most one an entry */
+              {682, 16, 16, 16, NULL},
+              {1, 2048, 2048, 2048, NULL}}; /* one entry: one share a thread */
+    float *const far[3] = {(float *)(uintptr_t)(UINT64_C(1) << 40),
+                           (float *)(uintptr_t)(UINT64_C(2) << 40),
+                           (float *)(uintptr_t)(UINT64_C(3) << 40)};
+    char buf[2048];
+    int c;
+    omp_set_num_threads(2);
+    for (c = 0; c < (int)(sizeof cs / sizeof cs[0]); ++c) {
+      bmm_problem p = bmm_problem_rowmajor(BMM_F32, cs[c].batch, cs[c].m, cs[c].n, cs[c].k, far[0],
+                                           far[1], far[2]);
+      CHECK(bmm_explain(&p, BMM_BACKEND_CPU, buf, sizeof buf) == BMM_OK &&
+                (cs[c].want ? contains(buf, cs[c].want) : !contains(buf, " chunks,")),
+            "explain of f32 %lldx%lldx%lld batch %lld: `%s`, want %s%s", (long long)cs[c].m,
+            (long long)cs[c].n, (long long)cs[c].k, (long long)cs[c].batch, buf,
+            cs[c].want ? "" : "no chunks", cs[c].want ? cs[c].want : "");
+    }
+    omp_set_num_threads(max_threads);
+  }
 #else
   printf("     (built without OpenMP: one thread only, nothing to compare)\n");
 #endif
