@@ -1625,6 +1625,8 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   return c;
 }
 
+/* The units over the threads as the pick set them (bmm__cpu_chunks): chunks
+   taken by the next free thread, or one contiguous share a thread. */
 static void bmm__cpu_parallel(const bmm_plan *pl, const bmm__cpu_choice *ch, bmm__cpu_range_fn fn) {
 #ifdef _OPENMP
   if (ch->threads > 1 && ch->chunks > ch->threads) {

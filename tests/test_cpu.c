@@ -2820,29 +2820,35 @@ static void test_stream_lines(void) {
               CHECK(contains(why, "C streamed") == want, "%s %dx1x%lld batch %lld: explain `%s`",
                     bmm_dtype_name(d), m, (long long)k, (long long)batch, why);
             }
-            for (th = 1; th <= 2; ++th) {
+            static const char *const thn[] = {"1 thread", "2 threads", "2 threads in chunks"};
+            for (th = 1; th <= 3; ++th) { /* 3: 2 threads in 2 x 3 chunks (forced) */
 #ifdef _OPENMP
-              omp_set_num_threads(th);
+              omp_set_num_threads(th > 2 ? 2 : th);
 #else
               if (th == 2) break;
 #endif
+              /* C as before the first call: a store a pass leaves out must show */
+              memcpy(buf, keep, es * (size_t)(nc + 2 * G + 64));
+              bmm__cpu_chunks_test = th == 3 ? 3 : 0;
               CHECK(bmm_cpu(&p) == BMM_OK, "%s", bmm_last_error());
+              bmm__cpu_chunks_test = 0;
               CHECK(memcmp(buf, keep, es * (size_t)(G + off)) == 0 &&
                         memcmp(cc + es * (size_t)nc, keep + es * (size_t)(G + off + nc),
                                es * (size_t)(G + 64 - off)) == 0,
-                    "%s %dx1x%lld batch %lld, C %d elements past a line, %d thread(s): a store "
+                    "%s %dx1x%lld batch %lld, C %d elements past a line, %s: a store "
                     "outside C",
-                    bmm_dtype_name(d), m, (long long)k, (long long)batch, off, th);
-              CHECK(
-                  bmmx_check(&p, cc, 0) <= 1.0,
-                  "%s %dx1x%lld batch %lld, C %d elements past a line, %d thread(s): wrong result",
-                  bmm_dtype_name(d), m, (long long)k, (long long)batch, off, th);
+                    bmm_dtype_name(d), m, (long long)k, (long long)batch, off, thn[th - 1]);
+              CHECK(bmmx_check(&p, cc, 0) <= 1.0,
+                    "%s %dx1x%lld batch %lld, C %d elements past a line, %s: wrong result",
+                    bmm_dtype_name(d), m, (long long)k, (long long)batch, off, thn[th - 1]);
               if (th == 1)
                 memcpy(first, cc, es * (size_t)nc);
               else
                 CHECK(memcmp(first, cc, es * (size_t)nc) == 0,
-                      "%s %dx1x%lld batch %lld, C %d elements past a line: 1 and 2 threads differ",
-                      bmm_dtype_name(d), m, (long long)k, (long long)batch, off);
+                      "%s %dx1x%lld batch %lld, C %d elements past a line: 1 and 2 threads%s "
+                      "differ",
+                      bmm_dtype_name(d), m, (long long)k, (long long)batch, off,
+                      th == 3 ? " in chunks" : "");
             }
 #ifdef _OPENMP
             omp_set_num_threads(max_threads);
@@ -2907,18 +2913,20 @@ static void test_vrows_f32(void) {
                      "f32 %dx1x%d batch %lld%s, C %d elements past a line, mode %d", m, k,
                      (long long)batch, shared ? " (B shared)" : "", off, mode % 5);
             /* pass 0: the per-entry kernel (streams=2); pass 1, 2: the
-               block path, 1 and 2 threads */
-            for (pass = 0; pass < 3; ++pass) {
+               block path, 1 and 2 threads; 3: 2 threads in 2 x 3 chunks
+               (bmm__cpu_chunks, forced) */
+            for (pass = 0; pass < 4; ++pass) {
               memset(r, 0, sizeof r);
               r[0].strategy = BMM_CPU_SMALL, r[0].streams = pass == 0 ? 2 : 1;
               r[1].strategy = BMM_CPU_REF;
               bmm_set_table(BMM_BACKEND_CPU, r, 2);
-              th = pass == 2 ? 2 : 1;
+              th = pass >= 2 ? 2 : 1;
 #ifdef _OPENMP
               omp_set_num_threads(th);
 #else
               (void)th; /* one thread either way */
 #endif
+              bmm__cpu_chunks_test = pass == 3 ? 3 : 0;
               memcpy(buf, keep, sizeof(float) * (size_t)(nc + 2 * G + 64));
               CHECK(bmm_explain(&p, BMM_BACKEND_CPU, why, sizeof why) == BMM_OK, "%s: %s", ctx,
                     bmm_last_error());
@@ -2940,9 +2948,12 @@ static void test_vrows_f32(void) {
               } else {
                 CHECK(memcmp(first, cc, sizeof(float) * (size_t)nc) == 0,
                       "%s: %s differs from the per-entry kernel's bits", ctx,
-                      pass == 1 ? "one thread" : "two threads");
+                      pass == 1   ? "one thread"
+                      : pass == 2 ? "two threads"
+                                  : "two threads in chunks");
               }
             }
+            bmm__cpu_chunks_test = 0;
 #ifdef _OPENMP
             omp_set_num_threads(max_threads);
 #endif
