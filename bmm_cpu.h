@@ -1004,8 +1004,6 @@ typedef struct bmm__cpu_choice {
   int64_t rows;    /* cpu_blocked: rows of C per unit (bmm__cpu_blk_rows) */
   int cview;       /* c_blocked: the blocked kernel runs the call's real view
                       (bmm__cpu_cview_plan) and packs B' from the complex B */
-  int64_t chunks;  /* the units go in this many ranges: one a thread, or more,
-                      taken by whichever thread is free (bmm__cpu_chunks) */
 } bmm__cpu_choice;
 
 /* Work on units [u0, u1) (batch entries, or batch chunks). */
@@ -1504,7 +1502,6 @@ static bmm__cpu_choice bmm__cpu_pick(const bmm_plan *pl) {
       c.vrows = bmm__cpu_vrows(pl);
       c.units = pl->batch;
       c.threads = bmm__cpu_threads(pl, c.units);
-      c.chunks = bmm__cpu_chunks(pl, c.threads, c.units);
       /* C streamed in whole lines (two groups of 16 rows a line) where the
          16-row path takes k <= 8: f16/bf16 3x1xK, 2 GB calls, 2 threads,
          new/old time K = 1 0.75-0.80, 2..8 0.87-0.99 (Intel family 6 model
@@ -1519,7 +1516,6 @@ static bmm__cpu_choice bmm__cpu_pick(const bmm_plan *pl) {
     c.vrows = 0; /* the f32 kernel's own (small k): not on converted chunks */
     c.units = bmm__ceil_div(pl->batch, e);
     c.threads = bmm__cpu_threads(pl, c.units);
-    c.chunks = bmm__cpu_chunks(pl, c.threads, c.units);
     c.stream = c.prefetch = 0; /* the chunks stay in cache */
     return c;
   }
@@ -1608,7 +1604,6 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   /* cpu_small's blocked tile: m, n <= 16 is one row block (units = entries) */
   if (c.kernel == BMM__CPU_K_blocked && !c.rows) c.rows = bmm__cpu_blk_rows(pl, sz, 1);
   c.threads = pl->strategy == BMM_CPU_REF ? 1 : bmm__cpu_threads(pl, c.units);
-  c.chunks = bmm__cpu_chunks(pl, c.threads, c.units);
   /* in cache the prefetches are instructions for nothing (6% of 32^3 f32) */
   c.prefetch = c.kernel == BMM__CPU_K_blocked && bmm__cpu_big(pl) && bmm__cpu_blk_in_place(pl, sz);
   /* f32's rows to a vector (16 or 8): one run (the range walks blocks in order) */
@@ -1625,29 +1620,26 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   return c;
 }
 
-/* The units over the threads as the pick set them (bmm__cpu_chunks): chunks
-   taken by the next free thread, or one contiguous share a thread. */
+/* The units over the threads (bmm__cpu_chunks): one contiguous share a
+   thread, handed out in thread order, or more chunks, each taken by the next
+   free thread. */
 static void bmm__cpu_parallel(const bmm_plan *pl, const bmm__cpu_choice *ch, bmm__cpu_range_fn fn) {
 #ifdef _OPENMP
-  if (ch->threads > 1 && ch->chunks > ch->threads) {
+  if (ch->threads > 1) {
+    const int64_t n = bmm__cpu_chunks(pl, ch->threads, ch->units);
 #pragma omp parallel num_threads(ch->threads)
     {
       int64_t q;
+      if (n > ch->threads) {
 #pragma omp for schedule(dynamic, 1) nowait
-      for (q = 0; q < ch->chunks; ++q)
-        fn(pl, ch, q * ch->units / ch->chunks, (q + 1) * ch->units / ch->chunks);
+        for (q = 0; q < n; ++q)
+          fn(pl, ch, q * ch->units / n, (q + 1) * ch->units / n);
+      } else {
+#pragma omp for schedule(static, 1) nowait
+        for (q = 0; q < n; ++q)
+          fn(pl, ch, q * ch->units / n, (q + 1) * ch->units / n);
+      }
       BMM__NT_FENCE(); /* streamed stores are weakly ordered: done before the join */
-    }
-    return;
-  }
-  if (ch->threads > 1) {
-#pragma omp parallel num_threads(ch->threads)
-    {
-      int64_t t = omp_get_thread_num(), tn = omp_get_num_threads();
-      int64_t per = ch->units / tn, extra = ch->units % tn;
-      int64_t u0 = t * per + (t < extra ? t : extra);
-      fn(pl, ch, u0, u0 + per + (t < extra ? 1 : 0));
-      BMM__NT_FENCE();
     }
     return;
   }
@@ -1744,15 +1736,16 @@ static void bmm__cpu_execute(const bmm_plan *pl) {
 /* The pick as text, after the table's part of bmm_explain. */
 static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
   const bmm__cpu_choice ch = bmm__cpu_pick(pl);
+  const int64_t chunks = bmm__cpu_chunks(pl, ch.threads, ch.units);
   size_t used;
   if (!buf || !len) return;
   snprintf(buf, len, "; kernel=%s (%s), %lld units on %d thread%s",
            bmm__cpu_kernel_names[ch.kernel], ch.why, (long long)ch.units, ch.threads,
            ch.threads == 1 ? "" : "s");
   used = strlen(buf);
-  if (ch.chunks > ch.threads && used < len)
+  if (chunks > ch.threads && used < len)
     snprintf(buf + used, len - used, " in %lld chunks, each taken by the next free thread",
-             (long long)ch.chunks);
+             (long long)chunks);
   used = strlen(buf);
   if (ch.pin && used < len)
     snprintf(buf + used, len - used, "; the rule's kernel=%s does not apply: %s", pl->rule.kernel,
@@ -1761,7 +1754,7 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
   if (used < len) {
     if (bmm__cpu_walks_streams(ch.kernel))
       snprintf(buf + used, len - used, "; entries walked as %d interleaved run%s per %s%s",
-               ch.streams, ch.streams == 1 ? "" : "s", ch.chunks > ch.threads ? "chunk" : "thread",
+               ch.streams, ch.streams == 1 ? "" : "s", chunks > ch.threads ? "chunk" : "thread",
                pl->rule.streams > 0 ? " (the rule's streams=)" : " (BMM_CPU_STREAMS)");
     else if (pl->rule.streams > 0)
       snprintf(buf + used, len - used,
