@@ -143,8 +143,15 @@ static double bmm__cpu_bytes(const bmm_plan *pl) {
          ((double)pl->m * (double)pl->k + (double)pl->k * (double)pl->n +
           (double)pl->m * (double)pl->n);
 }
+/* tests: >= -1 stands for BMM_CPU_STREAM_BYTES, so that one build runs its
+   tests both ways (test_cpu's BMMX_STREAM_BYTES) */
+static double bmm__cpu_stream_test = -2;
+static double bmm__cpu_stream_bytes(void) {
+  return bmm__cpu_stream_test >= -1 ? bmm__cpu_stream_test : (double)BMM_CPU_STREAM_BYTES;
+}
 static int bmm__cpu_big(const bmm_plan *pl) {
-  return BMM_CPU_STREAM_BYTES >= 0 && bmm__cpu_bytes(pl) >= (double)BMM_CPU_STREAM_BYTES;
+  const double at = bmm__cpu_stream_bytes();
+  return at >= 0 && bmm__cpu_bytes(pl) >= at;
 }
 /* Can every vector store to C stream? A kernel streams a vector only where
    its address allows (BMM__WFN(vstore_c_)) and stores it plainly elsewhere; a
@@ -1805,7 +1812,7 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
     snprintf(buf + used, len - used,
              "; C streamed (non-temporal stores: beta = 0 and the call moves >= "
              "BMM_CPU_STREAM_BYTES = %.0f)",
-             (double)BMM_CPU_STREAM_BYTES);
+             bmm__cpu_stream_bytes());
   else if (bmm__cpu_stream_but_rows(pl) && !bmm__cpu_stream_rows_ok(pl) && used < len)
     snprintf(buf + used, len - used,
              "; C not streamed: its rows do not start on 16 bytes (streamed and plain "

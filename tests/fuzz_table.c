@@ -14,7 +14,9 @@
 #include <stdint.h>
 #include <unistd.h>
 
+#ifndef BMMX_IMPL_LINKED /* else tests/bmm_impl.c's object holds it */
 #define BMM_IMPLEMENTATION
+#endif
 #include "bmm.h"
 #include "tests/bmm_cases.h"
 #include "tests/fuzz_util.h"

@@ -3,8 +3,11 @@
    x bias x conj flags against the long-double reference under the complex
    bound (README, "Numerics"); validation of the new fields; explain; NaN and
    Inf; the layout of C99 float _Complex / double _Complex (C builds). Built
-   as C99 (portable and native) and as C++ (tests/complex.ninja). */
+   as C++ (tests/complex.ninja) and run as groups of tests/test_cpu.c
+   (complex_*), which includes this file in each of its builds. */
+#ifndef BMMX_IN_TEST_CPU
 #define BMM_IMPLEMENTATION
+#endif
 #include "bmm.h"
 #include "tests/bmm_cases.h"
 
@@ -15,12 +18,12 @@
 #include "tests/bmm_test.h"
 #define CHECK BMMX_CHECK
 
-static const bmm_strategy cpu_strategies[] = {
+static const bmm_strategy cx_strategies[] = {
 #define X(E, name, ...) BMM_##E,
     BMM_CPU_STRATEGIES(X)
 #undef X
 };
-#define NCPU ((int)(sizeof cpu_strategies / sizeof cpu_strategies[0]))
+#define NCX ((int)(sizeof cx_strategies / sizeof cx_strategies[0]))
 
 static const bmm_dtype complex_dtypes[] = {BMM_C64, BMM_C128};
 
@@ -113,8 +116,8 @@ static void test_all(void) {
             apply_variant(&p, v, t.bias);
             p.a.conj = cj & 1, p.b.conj = cj >> 1;
             bmmx_describe(&p, desc, sizeof desc);
-            for (s = -1; s < NCPU; ++s) {
-              const bmm_strategy strat = s < 0 ? BMM_STRATEGY_AUTO : cpu_strategies[s];
+            for (s = -1; s < NCX; ++s) {
+              const bmm_strategy strat = s < 0 ? BMM_STRATEGY_AUTO : cx_strategies[s];
               bmm_plan plan;
               bmm_problem q = p;
               bmm_status st;
@@ -347,7 +350,7 @@ static void test_validation(void) {
 static void test_real_conj_identity(void) {
   int dt, s;
   for (dt = BMM_F32; dt <= BMM_F64; ++dt)
-    for (s = 0; s < NCPU; ++s) {
+    for (s = 0; s < NCX; ++s) {
       cbufs t;
       bmm_problem p, q;
       void *c2;
@@ -355,16 +358,16 @@ static void test_real_conj_identity(void) {
       cbufs_make(&t, (bmm_dtype)dt, BMMX_ROWMAJOR, 5, 3, 4, 6, 77);
       c2 = malloc(t.cb);
       p = bmmx_problem(&t.c, t.a, t.b, t.c1, NULL);
-      p.strategy = cpu_strategies[s];
+      p.strategy = cx_strategies[s];
       q = p;
       q.c.ptr = c2, q.a.conj = 1, q.b.conj = 1;
       s1 = bmm_cpu(&p), s2 = bmm_cpu(&q);
-      if (cpu_strategies[s] == BMM_CPU_BATCH_SIMD) {
-        CHECK(s1 == s2, "%s: conj changed the status", bmm_strategy_name(cpu_strategies[s]));
+      if (cx_strategies[s] == BMM_CPU_BATCH_SIMD) {
+        CHECK(s1 == s2, "%s: conj changed the status", bmm_strategy_name(cx_strategies[s]));
       } else {
         CHECK(s1 == BMM_OK && s2 == BMM_OK && memcmp(t.c1, c2, (size_t)t.z.c * t.es) == 0,
               "%s %s: conj on a real dtype changed bits", bmm_dtype_name((bmm_dtype)dt),
-              bmm_strategy_name(cpu_strategies[s]));
+              bmm_strategy_name(cx_strategies[s]));
       }
       free(c2);
       cbufs_free(&t);
@@ -378,7 +381,7 @@ static void test_nonfinite(void) {
   int d, s, e;
   for (d = 0; d < 2; ++d)
     for (e = 0; e < 3; ++e)
-      for (s = 0; s < NCPU; ++s) {
+      for (s = 0; s < NCX; ++s) {
         cbufs t;
         bmm_problem p;
         bmm_status st;
@@ -395,17 +398,17 @@ static void test_nonfinite(void) {
         }
         p = bmmx_problem(&t.c, t.a, t.b, t.c0, NULL);
         p.alpha_im = e == 1 ? 0.5 : 0;
-        if (cpu_strategies[s] == BMM_CPU_BATCH_SIMD) { /* batch-innermost only */
+        if (cx_strategies[s] == BMM_CPU_BATCH_SIMD) { /* batch-innermost only */
           bmm_plan plan;
-          p.strategy = cpu_strategies[s];
+          p.strategy = cx_strategies[s];
           CHECK(bmm_plan_problem(&p, BMM_BACKEND_CPU, &plan) == BMM_UNSUPPORTED, "%s",
                 bmm_last_error());
           cbufs_free(&t);
           continue;
         }
-        w = run_check(&t, &p, cpu_strategies[s], &st);
+        w = run_check(&t, &p, cx_strategies[s], &st);
         CHECK(st == BMM_OK && w <= 1.0, "%s %s non-finite %d: |err|/bound %g", bmm_dtype_name(dt),
-              bmm_strategy_name(cpu_strategies[s]), e, w);
+              bmm_strategy_name(cx_strategies[s]), e, w);
         cbufs_free(&t);
       }
 }
@@ -445,6 +448,7 @@ static void test_c99_layout(void) {
 }
 #endif
 
+#ifndef BMMX_IN_TEST_CPU
 int main(void) {
   test_validation();
   test_kernel_choice();
@@ -459,3 +463,13 @@ int main(void) {
   test_all();
   return bmmx_summary();
 }
+#else
+/* test_cpu's groups (its TESTS list) */
+static void test_complex_validation(void) { test_validation(); }
+static void test_complex_kernel_choice(void) { test_kernel_choice(); }
+static void test_complex_cview(void) { test_cview(), test_cview_refused(), test_cview_b(); }
+static void test_complex_conj_real(void) { test_real_conj_identity(); }
+static void test_complex_nonfinite(void) { test_nonfinite(); }
+static void test_complex_c99_layout(void) { test_c99_layout(); }
+static void test_complex_all(void) { test_all(); }
+#endif

@@ -5,6 +5,11 @@
 
      build/test_cpu [--list] [NAME_SUBSTRING ...]   run all tests, or those
                                                    whose name contains one
+     BMMX_STREAM_BYTES=0 build/test_cpu            the same with every beta = 0
+                                                   call streaming C (the
+                                                   threshold BMM_CPU_STREAM_BYTES
+                                                   replaced for this run;
+                                                   ninja's test_cpu_stream.ok)
    Run from the repository root (it reads tests/data/; BMMX_TEST_DATA
    overrides the folder). It re-executes itself (`--child MODE FILE`) to test
    the BMM_TABLE_FILE environment variable. */
@@ -37,6 +42,9 @@ static char g_self[4096];
 
 #define check_at bmmx_check_at
 #define CHECK BMMX_CHECK
+/* the threshold past which this run streams C and prefetches:
+   BMM_CPU_STREAM_BYTES, or BMMX_STREAM_BYTES from the environment (main) */
+#define STREAM_BYTES bmm__cpu_stream_bytes()
 
 /* The status, and that the message names the status and contains `has`. */
 static int expect_at(const char *file, int line, bmm_status got, bmm_status want, const char *has,
@@ -2207,9 +2215,8 @@ static void test_explain(void) {
           for (alpha0 = 0; alpha0 < 2; ++alpha0) {
             bmm_problem p = bmm_problem_rowmajor(BMM_F32, batches[bi], 3, 1, 25, a, b, c);
             const double bytes = (double)batches[bi] * (75 + 25 + 3) * 4;
-            const int want_stream = BMM__CPU_NT && !alpha0 && !beta && !ref &&
-                                    BMM_CPU_STREAM_BYTES >= 0 &&
-                                    bytes >= (double)BMM_CPU_STREAM_BYTES;
+            const int want_stream = BMM__CPU_NT && !alpha0 && !beta && !ref && STREAM_BYTES >= 0 &&
+                                    bytes >= (double)STREAM_BYTES;
             p.beta = beta, p.strategy = ref ? BMM_CPU_REF : BMM_STRATEGY_AUTO;
             p.alpha = alpha0 ? 0.0 : 1.0;
             snprintf(ctx, sizeof ctx, "explain streaming batch=%lld alpha=%d beta=%d %s",
@@ -2235,8 +2242,7 @@ static void test_explain(void) {
           bmm_problem p =
               bmm_problem_rowmajor(dt, 400000, n, n, n, a, b, (char *)c + off * (size_t)es);
           const double bytes = 400000.0 * 3 * n * n * (double)es;
-          const int big =
-              BMM__CPU_NT && BMM_CPU_STREAM_BYTES >= 0 && bytes >= (double)BMM_CPU_STREAM_BYTES;
+          const int big = BMM__CPU_NT && STREAM_BYTES >= 0 && bytes >= (double)STREAM_BYTES;
           const int rows_ok = rb < 16 || (rb % 16 == 0 && (off * es) % 16 == 0);
           snprintf(ctx, sizeof ctx, "explain streaming %s %dx%dx%d C+%d", bmm_dtype_name(dt), n, n,
                    n, off);
@@ -2661,7 +2667,7 @@ static void test_streams(void) {
 }
 
 /* The prefetch distance the README states: BMM_CPU_PREFETCH_BYTES where the
-   build defines it (test_cpu_stream does), else 4096 bytes per entry and
+   build defines it (test_cpu_noomp does), else 4096 bytes per entry and
    16384 per block of 16 entries (the 16-row path), and on Intel cores 2048
    per entry and, per block, 4096 for entries of up to 160 bytes of A and B,
    1024 for larger ones */
@@ -2722,7 +2728,7 @@ static void test_prefetch(void) {
       c.dtype = d, c.layout = BMMX_ROWMAJOR, c.batch = cases[s].batch;
       c.m = cases[s].m, c.n = cases[s].n, c.k = cases[s].k;
       z = bmmx_sizes(&c);
-      big = (double)(z.a + z.b + z.c) * (double)es >= (double)BMM_CPU_STREAM_BYTES;
+      big = STREAM_BYTES >= 0 && (double)(z.a + z.b + z.c) * (double)es >= STREAM_BYTES;
       want =
           big && (blocked || (want_pf_bytes(0, entry) > 0 && entry >= BMM_CPU_PREFETCH_MIN_BYTES));
       a = malloc(es * (size_t)z.a), b = malloc(es * (size_t)z.b), cc = malloc(es * (size_t)z.c);
@@ -2760,7 +2766,7 @@ static void test_prefetch(void) {
 }
 
 /* cpu_small's dot kernels streaming C a line at a time (entries' C back to
-   back, beta = 0; every call of a BMM_CPU_STREAM_BYTES=0 build, so
+   back, beta = 0; every call of a run that streams every call, so
    test_cpu_stream): C at every element offset within a line, batches around
    the block of 64 / sizeof(T) entries, 1 and 2 threads (a thread's first and
    last entries are stored plainly). f16 and bf16 too: their 16-row path
@@ -2814,8 +2820,7 @@ static void test_stream_lines(void) {
               int want;
               CHECK(bmm_explain(&p, BMM_BACKEND_CPU, why, sizeof why) == BMM_OK, "%s",
                     bmm_last_error());
-              want = BMM__CPU_NT && BMM_CPU_STREAM_BYTES >= 0 &&
-                     bytes >= (double)BMM_CPU_STREAM_BYTES &&
+              want = BMM__CPU_NT && STREAM_BYTES >= 0 && bytes >= (double)STREAM_BYTES &&
                      (es > 2 || (k <= 8 && contains(why, "16 rows of C to a vector")));
               CHECK(contains(why, "C streamed") == want, "%s %dx1x%lld batch %lld: explain `%s`",
                     bmm_dtype_name(d), m, (long long)k, (long long)batch, why);
@@ -3353,9 +3358,9 @@ static void test_regress_blocked_held_rows(void) {
    cache and k <= 256, and packs it where the call is out of cache or k > 256
    (bmm__cpu_blk_in_place): explain names the choice, and an entry's bits do
    not depend on it (one entry alone against the same entry inside a call of
-   over BMM_CPU_STREAM_BYTES). Random data; 13 rows and a right edge. Builds
-   that set BMM_CPU_STREAM_BYTES (0: every call out of cache; negative: none)
-   move the expectations with it. */
+   over STREAM_BYTES). Random data; 13 rows and a right edge. Runs and builds
+   that set the threshold (0: every call out of cache; negative: none) move
+   the expectations with it. */
 static void test_blocked_in_place_bits(void) {
   static const struct {
     bmm_dtype dt;
@@ -3368,10 +3373,10 @@ static void test_blocked_in_place_bits(void) {
     const int64_t m = cases[ci].m, n = cases[ci].n, k = cases[ci].k;
     const size_t sz = bmm_dtype_size(dt);
     const double entry = (double)(m * k + k * n + m * n) * (double)sz;
-    const int64_t bt = (int64_t)(BMM_CPU_STREAM_BYTES / entry) + 2, e[2] = {0, bt - 1};
+    const int64_t bt = (int64_t)(STREAM_BYTES / entry) + 2, e[2] = {0, bt - 1};
     /* in place where the rule allows it and the call is in cache */
-    const int outs = BMM_CPU_STREAM_BYTES >= 0, big_ip = cases[ci].in_place && !outs,
-              one_ip = cases[ci].in_place && !(outs && entry >= BMM_CPU_STREAM_BYTES);
+    const int outs = STREAM_BYTES >= 0, big_ip = cases[ci].in_place && !outs,
+              one_ip = cases[ci].in_place && !(outs && entry >= STREAM_BYTES);
     char *a = malloc(sz * (size_t)(bt * m * k)), *b = malloc(sz * (size_t)(bt * k * n));
     char *c = malloc(sz * (size_t)(bt * m * n)), *c1 = malloc(sz * (size_t)(m * n)), why[2][2048];
     uint64_t seed = 77 + (uint64_t)ci;
@@ -3738,6 +3743,13 @@ static void test_regress_unsupported_names(void) {
     CHECK(!contains(bmm_last_error(), "0x"), "message `%s` has a hex mask", bmm_last_error());
 }
 
+/* the f16/bf16 conversions and the complex dtypes: files of their own (built
+   alone too: test_complex as C++, test_half for the AVX-512 BF16 compile),
+   run as groups here so that each build compiles bmm once */
+#define BMMX_IN_TEST_CPU
+#include "tests/test_half.c"
+#include "tests/test_complex.c"
+
 #define TESTS(X)                \
   X(names)                      \
   X(errors_null)                \
@@ -3767,6 +3779,16 @@ static void test_regress_unsupported_names(void) {
   X(small_tile)                 \
   X(half_dtypes)                \
   X(half_fused)                 \
+  X(half_all)                   \
+  X(half_f32_to)                \
+  X(half_bulk)                  \
+  X(complex_validation)         \
+  X(complex_kernel_choice)      \
+  X(complex_cview)              \
+  X(complex_conj_real)          \
+  X(complex_nonfinite)          \
+  X(complex_c99_layout)         \
+  X(complex_all)                \
   X(suite_cases)                \
   X(batchdims_seed)             \
   X(batchdims_xw_bias)          \
@@ -3825,6 +3847,8 @@ int main(int argc, char **argv) {
   else
     snprintf(g_self, sizeof g_self, "%s", argv[0]);
   if (d && *d) g_data = d;
+  /* read before --child too: the children of a streaming run stream */
+  if (getenv("BMMX_STREAM_BYTES")) bmm__cpu_stream_test = atof(getenv("BMMX_STREAM_BYTES"));
   setvbuf(stdout, NULL, _IOLBF, 0);
   if (argc >= 3 && strcmp(argv[1], "--child") == 0)
     return child_main(argv[2], argc >= 4 ? argv[3] : "");
@@ -3844,6 +3868,8 @@ int main(int argc, char **argv) {
 #else
   printf("bmm %s CPU tests, OpenMP off\n", BMM_VERSION);
 #endif
+  printf("C streamed (non-temporal stores) from calls of %.0f bytes on (%s)\n", STREAM_BYTES,
+         getenv("BMMX_STREAM_BYTES") ? "BMMX_STREAM_BYTES" : "BMM_CPU_STREAM_BYTES");
   printf("error bound: |got - ref| <= %g * (k + 3) * u * (|alpha| sum|a||b| + |beta c| + |bias|),"
          " u = 2^-24 (f32, f16, bf16: sums in f32), 2^-53 (f64); f16, bf16 also + u_s |ref| +"
          " eta/2, u_s = 2^-11 (f16), 2^-8 (bf16), eta the least subnormal; ref in long double\n",

@@ -34,7 +34,9 @@
    bound is bmm_cases.h's per dtype (real, f16/bf16 storage rounding, complex:
    the README's numerics section). Checks are counted by tests/bmm_test.h. */
 #define _POSIX_C_SOURCE 200809L
+#ifndef BMMX_IMPL_LINKED /* else tests/bmm_impl.c's object holds it */
 #define BMM_IMPLEMENTATION
+#endif
 #include "bmm.h"
 #include "tests/bmm_cases.h"
 #include "tests/bmm_test.h"

@@ -19,7 +19,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#ifndef BMMX_IMPL_LINKED /* else tests/bmm_impl.c's object holds it */
 #define BMM_IMPLEMENTATION
+#endif
 #include "bmm.h"
 #include "tests/bmm_cases.h"
 #include "tests/bmm_test.h"

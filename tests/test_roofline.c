@@ -5,7 +5,9 @@
    neighbour wins by position. The seed's 3 x 1 x K rows read 4K / (4K + 3) of
    their bytes: K = 3, 6 and 12 sit on the grid's 4:1, 8:1 and 16:1. */
 #define _POSIX_C_SOURCE 200809L
+#ifndef BMMX_IMPL_LINKED /* else tests/bmm_impl.c's object holds it */
 #define BMM_IMPLEMENTATION
+#endif
 #include "bmm.h"
 #include "tests/bmm_cases.h"
 #include "bench/cpu_roofline.h"

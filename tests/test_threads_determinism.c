@@ -11,7 +11,9 @@
 #include <omp.h>
 #endif
 
+#ifndef BMMX_IMPL_LINKED /* else tests/bmm_impl.c's object holds it */
 #define BMM_IMPLEMENTATION
+#endif
 #include "bmm.h"
 #include "tests/bmm_cases.h"
 #include "tests/bmm_test.h"
