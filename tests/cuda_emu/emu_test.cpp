@@ -9,10 +9,13 @@
                                     and pointer offset on each
    build/cuda_emu/emu_test --explain  only the check that explain names what launches
    build/cuda_emu/emu_test --strategy cuda_staged  that strategy's rows only
-   build/cuda_emu/emu_test --sample 8  one case in 8 of the strategy x dtype
-                                    x layout x shape grid (the rest as is):
-                                    `ninja test` runs every case in emu_check
-                                    and this sample in the g++ build
+   build/cuda_emu/emu_test --shard I/N  the grid's (strategy x dtype x layout
+                                    x shape) cases I, I + N, I + 2N, ...; the
+                                    checks after the grid (tunables, grid
+                                    stride, table rules, explain) in shard 0
+                                    only. `ninja test` runs emu_check in two
+                                    shards at once (both cores) and shard 0/8
+                                    of the g++ build
    -v                               print every case, not only failures
    Build and run: ninja test-cuda-emu (tests/cuda_emu/emu.ninja).
 
@@ -571,8 +574,8 @@ static const shape g_shapes_full[] = {{1, 65, 70, 64},  {6, 4, 4, 4},     {5, 2,
 /* alpha, beta, bias */
 static const double g_variants[][3] = {{1, 0, 0}, {0.75, -1.25, 1}, {0, 0.5, 1}};
 
-/* --sample N: run_shape runs the grid's cases number 0, N, 2N, ... */
-static long g_sample = 1, g_sample_at;
+/* --shard I/N: run_shape runs the grid's cases number I, I + N, I + 2N, ... */
+static long g_shard_i = 0, g_shard_n = 1, g_shard_at;
 static void run_shape(const shape *sh, int si, int di, int layout, int full) {
   bmmx_case c;
   int v, off;
@@ -584,7 +587,7 @@ static void run_shape(const shape *sh, int si, int di, int layout, int full) {
       /* by default the big shapes run one variant: variants and offsets
          exercise the epilogue and load heads, which small shapes reach too */
       if (!full && sh->m * sh->n > 200 && (v != 1 || off)) continue;
-      if (g_sample_at++ % g_sample != 0) continue;
+      if (g_shard_at++ % g_shard_n != g_shard_i) continue;
       run(&c, g_variants[v][0], g_variants[v][1], (int)g_variants[v][2], si, off, NULL);
     }
 }
@@ -1064,10 +1067,12 @@ int main(int argc, char **argv) {
       explain_only = 1;
     else if (strcmp(argv[i], "--strategy") == 0 && i + 1 < argc)
       only = argv[++i];
-    else if (strcmp(argv[i], "--sample") == 0 && i + 1 < argc && atol(argv[i + 1]) >= 1)
-      g_sample = atol(argv[++i]);
+    else if (strcmp(argv[i], "--shard") == 0 && i + 1 < argc &&
+             sscanf(argv[i + 1], "%ld/%ld", &g_shard_i, &g_shard_n) == 2 && g_shard_n >= 1 &&
+             g_shard_i >= 0 && g_shard_i < g_shard_n)
+      ++i;
     else {
-      printf("usage: %s [--full] [--explain] [--strategy NAME] [--sample N] [-v]\n", argv[0]);
+      printf("usage: %s [--full] [--explain] [--strategy NAME] [--shard I/N] [-v]\n", argv[0]);
       return 2;
     }
   }
@@ -1080,9 +1085,10 @@ int main(int argc, char **argv) {
          "staging, barriers and shuffles; NOT speed, coalescing, real faults or the memory "
          "model.\n",
          full ? "full" : "default");
-  if (g_sample > 1)
-    printf("sampled: the grid's cases 0, %ld, %ld, ... (one in %ld; --sample)\n", g_sample,
-           2 * g_sample, g_sample);
+  if (g_shard_n > 1)
+    printf("shard %ld/%ld: the grid's cases %ld, %ld, %ld, ...%s\n", g_shard_i, g_shard_n,
+           g_shard_i, g_shard_i + g_shard_n, g_shard_i + 2 * g_shard_n,
+           g_shard_i ? "; the checks after the grid in shard 0" : "");
   if (g_chk.checks)
     printf("checked build: every load and store traced (emu_check.h): shared bounds, operand "
            "footprints, alignment, shared races between barriers\n");
@@ -1114,7 +1120,8 @@ int main(int argc, char **argv) {
     printf("\n");
     fflush(stdout);
   }
-  if (only) return bmmx_summary(); /* one strategy's rows: a quick look while working */
+  if (only) return bmmx_summary();      /* one strategy's rows: a quick look while working */
+  if (g_shard_i) return bmmx_summary(); /* the rest: shard 0's */
   run_tunables();
   run_grid_stride();
   run_uncompiled_rule();
