@@ -3,8 +3,9 @@
 
    build/cuda_emu/emu_test          the default set: every CUDA strategy (and
                                     AUTO) x dtype x bmm_cases.h layout it
-                                    claims; 3-4 minutes on the 2-core dev VM
-                                    (emu_check below: 5-7)
+                                    claims; 7 minutes beside ninja test's other
+                                    jobs on the 2-core dev VM (emu_check
+                                    below: 8 alone; 2026-11-30)
    build/cuda_emu/emu_test --full   more shapes, every alpha/beta/bias variant
                                     and pointer offset on each
    build/cuda_emu/emu_test --explain  only the check that explain names what launches
