@@ -675,17 +675,26 @@ static void bmm__cpu_vcol_idx(__m512i *idx, __mmask32 *hi, int q, int bf16, int6
 #define BMM__CPU_PREFETCH 0 /* no portable way to ask */
 #define BMM__PREFETCH(p) ((void)(p))
 #endif
-#if !defined(BMM_CPU_PREFETCH_BYTES)
-/* Is this an Intel core (the one run-time question about the CPU: the
-   prefetch distance below)? */
-static int bmm__cpu_intel(void) {
+/* Which core this is: the run-time questions about the CPU are the prefetch
+   distance below and how far f32's 16-rows path reaches (bmm__cpu_vk_kmax).
+   AMD family 19h is Zen 3 and Zen 4 (measured: Zen 4, model 17); the rest
+   (Zen 5 is family 1Ah, other vendors and architectures) keep the defaults
+   measured on Zen 5. bmm__cpu_core_test (tests) stands in for the answer. */
+enum { BMM__CORE_OTHER = 1, BMM__CORE_INTEL, BMM__CORE_AMD19 };
+static int bmm__cpu_core_test; /* tests: > 0 is the core (BMM__CORE_*) */
+static int bmm__cpu_core(void) {
+  if (bmm__cpu_core_test > 0) return bmm__cpu_core_test;
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-  return __builtin_cpu_is("intel") != 0;
-#else
-  return 0;
+  if (__builtin_cpu_is("intel")) return BMM__CORE_INTEL;
+  if (__builtin_cpu_is("amdfam19h")) return BMM__CORE_AMD19;
 #endif
+  return BMM__CORE_OTHER;
 }
-#endif
+static const char *bmm__cpu_core_name(int core) {
+  return core == BMM__CORE_INTEL   ? "Intel"
+         : core == BMM__CORE_AMD19 ? "AMD family 19h"
+                                   : "not Intel, not AMD family 19h";
+}
 /* The prefetch distance in bytes: per entry (the fixed-size kernels), or
    once per block of 16 entries (vrows: 16 rows of C to a vector; f32's AVX2
    blocks of 8 take the same distance, not measured apart). Measured,
@@ -709,34 +718,62 @@ static int bmm__cpu_intel(void) {
      time; past it 1024 is best (f16/bf16 4x1x20 and 3x1x25, 200 bytes:
      0.99-1.01 with 4096; 2x1x32, 192: 1.05-1.06; 3x1x40, 320: 1.08-1.17;
      512 bytes 1.00-1.06 everywhere, no prefetch 1.00-1.16). 2 GB calls, 2 threads
-     (bench/notes/cpu.md, "the 16-row blocks' distance by entry size"). */
+     (bench/notes/cpu.md, "the 16-row blocks' distance by entry size").
+   - AMD family 19h (Zen 4, model 17), the blocks: Zen 5's 16384 took
+     1.05-1.29x the time of 4096 on all 16 f16 / bf16 3x1xK rows (K =
+     2..64) and 1.02-1.52x that of 1024 on 15, in both orders; the halves
+     follow Intel's rule by entry size (K = 2..16: 4096 0.87-1.0 of 1024's
+     time, K = 40, 64: 1024 0.81-0.98 of 4096's), f32's blocks (entries of
+     at most 120 bytes there) 1024 (3x1x4, 2x1x8, 4x1x5: 0.80-0.87 of
+     4096's time); bench/notes/cpu.md, "2026-11-30 (15:43-18:43 UTC)". Per
+     entry 4096, not measured apart; AVX2's 8-row blocks take f32's 1024. */
 #define BMM__CPU_PF_NEAR_BYTES 160
 #define BMM__CPU_STR_(x) #x
 #define BMM__CPU_STR(x) BMM__CPU_STR_(x) /* a macro's value as a string literal */
-static int bmm__cpu_pf_bytes(int vrows, double entry_bytes) {
+static int bmm__cpu_pf_bytes(int vrows, bmm_dtype dt, double entry_bytes) {
 #if defined(BMM_CPU_PREFETCH_BYTES)
-  (void)vrows, (void)entry_bytes;
+  (void)vrows, (void)dt, (void)entry_bytes;
   return BMM_CPU_PREFETCH_BYTES;
 #else
-  if (!bmm__cpu_intel()) return vrows ? 16384 : 4096;
-  return !vrows ? 2048 : entry_bytes <= BMM__CPU_PF_NEAR_BYTES ? 4096 : 1024;
+  const int core = bmm__cpu_core();
+  if (core == BMM__CORE_OTHER) return vrows ? 16384 : 4096;
+  if (!vrows) return core == BMM__CORE_INTEL ? 2048 : 4096;
+  if (core == BMM__CORE_AMD19 && dt == BMM_F32) return 1024;
+  return entry_bytes <= BMM__CPU_PF_NEAR_BYTES ? 4096 : 1024;
 #endif
 }
-/* whose distance bmm__cpu_pf_bytes gives, and on Intel's blocks by which
-   side of the entry size (explain) */
-static const char *bmm__cpu_pf_source(int vrows, int dist) {
+/* whose distance bmm__cpu_pf_bytes gives, and on the blocks by which side of
+   the entry size (explain) */
+static const char *bmm__cpu_pf_source(int vrows, bmm_dtype dt, int dist) {
 #if defined(BMM_CPU_PREFETCH_BYTES)
-  (void)vrows, (void)dist;
+  (void)vrows, (void)dt, (void)dist;
   return "BMM_CPU_PREFETCH_BYTES";
 #else
-  if (!bmm__cpu_intel()) return "the default";
-  if (!vrows) return "the Intel default";
-  return dist == bmm__cpu_pf_bytes(1, BMM__CPU_PF_NEAR_BYTES)
-             ? "the Intel default for entries of at most " BMM__CPU_STR(
+  const int core = bmm__cpu_core();
+  if (core == BMM__CORE_OTHER) return "the default";
+  if (!vrows || (core == BMM__CORE_AMD19 && dt == BMM_F32)) return "this core's default";
+  return dist == bmm__cpu_pf_bytes(1, dt, BMM__CPU_PF_NEAR_BYTES)
+             ? "this core's default for entries of at most " BMM__CPU_STR(
                    BMM__CPU_PF_NEAR_BYTES) " bytes of A and B"
-             : "the Intel default for entries of over " BMM__CPU_STR(
+             : "this core's default for entries of over " BMM__CPU_STR(
                    BMM__CPU_PF_NEAR_BYTES) " bytes of A and B";
 #endif
+}
+/* How far f32's 16-rows path (bmm__cpu_vrows) reaches for m on this core
+   (k <= this; m = 1..4): BMM__VK_KS_m, but on AMD family 19h (Zen 4, model
+   17) m = 2 to k = 7, 3 to 4, 4 to 5. There the per-entry kernel took
+   0.56-0.73 of the blocks' time at 4x1x6..8 out of cache and 0.83-0.88 at
+   3x1x5 and 2x1x8 (2 GB calls, 2 threads, both orders, the blocks at their
+   1024-byte distance; in cache the blocks were 1.7-5.7x faster at every k
+   <= 7); 3x1x4 and 4x1x5 came out even and keep the blocks.
+   bench/notes/cpu.md, "2026-11-30 (15:43-18:43 UTC)". */
+static int bmm__cpu_vk_kmax(int64_t m) {
+#if BMM__CPU_VK_W == 16
+  static const int amd19[4] = {8, 7, 4, 5};
+  if (m >= 1 && m <= 4 && bmm__cpu_core() == BMM__CORE_AMD19 && amd19[m - 1] < BMM__CPU_VK_KMAX(m))
+    return amd19[m - 1];
+#endif
+  return BMM__CPU_VK_KMAX(m);
 }
 typedef struct bmm__cpu_pf {
   uintptr_t a, b;   /* the distance past the start of the next entry */
@@ -1424,7 +1461,7 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl);
 static int bmm__cpu_vrows(const bmm_plan *pl) {
   const int on = pl->dtype == BMM_F16    ? BMM__CPU_VROWS_f16
                  : pl->dtype == BMM_BF16 ? BMM__CPU_VROWS_bf16
-                 : pl->dtype == BMM_F32  ? BMM__CPU_VROWS_f32 && pl->k <= BMM__CPU_VK_KMAX(pl->m)
+                 : pl->dtype == BMM_F32  ? BMM__CPU_VROWS_f32 && pl->k <= bmm__cpu_vk_kmax(pl->m)
                                          : 0;
   return on && pl->n == 1 && pl->m >= 1 && pl->m <= 4 && pl->k <= BMM__CPU_VROWS_KMAX &&
          pl->ndims == 1 && pl->a.col_stride == 1 && pl->a.row_stride == pl->k &&
@@ -1452,7 +1489,7 @@ static int bmm__cpu_small_prefetch(const bmm_plan *pl, const bmm__cpu_choice *c)
   const double bytes = ((double)pl->m * (double)pl->k +
                         (pl->b.batch_stride[0] ? (double)pl->k * (double)pl->n : 0)) *
                        (double)bmm_dtype_size(pl->dtype);
-  const int dist = bmm__cpu_pf_bytes(c->vrows, bytes);
+  const int dist = bmm__cpu_pf_bytes(c->vrows, pl->dtype, bytes);
   return c->streams == 1 && BMM__CPU_PREFETCH && dist > 0 && bmm__cpu_big(pl) &&
                  (bytes >= BMM_CPU_PREFETCH_MIN_BYTES || c->vrows)
              ? dist
@@ -1623,7 +1660,7 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
      apart). c64 3x1xK, 1 GB calls, one thread: K = 25 0.81, 40 0.58 of the
      time without, K = 5 1.07 (Zen 5, 2026-11-28) */
   if (c.kernel == BMM__CPU_K_c_dotv && pl->ndims <= 1 && BMM__CPU_PREFETCH && bmm__cpu_big(pl))
-    c.prefetch = bmm__cpu_pf_bytes(0, 0);
+    c.prefetch = bmm__cpu_pf_bytes(0, pl->dtype, 0);
   return c;
 }
 
@@ -1780,9 +1817,11 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
   if (ch.vrows && pl->dtype == BMM_F32 && used < len) {
     snprintf(buf + used, len - used,
              "; %s: %d rows of C to a vector (blocks of %d entries, their columns permuted into "
-             "lanes, each row's products summed %s; the same bits as entry by entry)",
+             "lanes, each row's products summed %s; the same bits as entry by entry; to k = "
+             "%d at m = %lld on this core, %s)",
              BMM__CPU_VK_W == 16 ? "AVX-512" : "AVX2", BMM__CPU_VK_W, BMM__CPU_VK_W,
-             pl->k <= 3 ? "in turn" : "in the per-entry kernel's order");
+             pl->k <= 3 ? "in turn" : "in the per-entry kernel's order", bmm__cpu_vk_kmax(pl->m),
+             (long long)pl->m, bmm__cpu_core_name(bmm__cpu_core()));
     used = strlen(buf);
   } else if (ch.vrows && used < len) {
     snprintf(buf + used, len - used,
@@ -1805,7 +1844,7 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
       snprintf(buf + used, len - used,
                "; A and B prefetched %d bytes ahead (%s; the call moves >= "
                "BMM_CPU_STREAM_BYTES)",
-               ch.prefetch, bmm__cpu_pf_source(ch.vrows, ch.prefetch));
+               ch.prefetch, bmm__cpu_pf_source(ch.vrows, pl->dtype, ch.prefetch));
     used = strlen(buf);
   }
   if (ch.stream && used < len)
@@ -2985,7 +3024,7 @@ BMM__INLINE void BMM__FN(small_dot_lines)(const bmm_plan *pl, int pf, int64_t b0
 }
 #endif
 #if BMM__CAT(BMM__CPU_VROWS_, BMM__N)
-/* f32, k <= BMM__CPU_VK_KMAX(m): W rows of C to a vector (bmm__cpu_pick's vrows; W =
+/* f32, k <= bmm__cpu_vk_kmax(m): W rows of C to a vector (bmm__cpu_pick's vrows; W =
    BMM__CPU_VK_W, 16 with AVX-512, 8 with AVX2). A block of W entries is M*K
    vectors of A, K of B and M of C. Output vector q's lane t is C's row Wq + t:
    its column l is lane t of A's vectors qK.. after vk_col, times lane

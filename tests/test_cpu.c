@@ -2671,14 +2671,17 @@ static void test_streams(void) {
    16384 per block of 16 entries (the 16-row path), and on Intel cores 2048
    per entry and, per block, 4096 for entries of up to 160 bytes of A and B,
    1024 for larger ones */
-static int want_pf_bytes(int vrows, int64_t entry) {
+/* The distance the library should choose on core `core` (BMM__CORE_*,
+   forced through bmm__cpu_core_test): per entry, or the 16-rows blocks
+   (vrows) by dtype and entry size */
+static int want_pf_bytes(int core, int vrows, bmm_dtype d, int64_t entry) {
 #if defined(BMM_CPU_PREFETCH_BYTES)
-  (void)vrows, (void)entry;
+  (void)core, (void)vrows, (void)d, (void)entry;
   return BMM_CPU_PREFETCH_BYTES;
 #else
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-  if (__builtin_cpu_is("intel")) return !vrows ? 2048 : entry <= 160 ? 4096 : 1024;
-#endif
+  if (core == BMM__CORE_INTEL) return !vrows ? 2048 : entry <= 160 ? 4096 : 1024;
+  if (core == BMM__CORE_AMD19)
+    return !vrows ? 4096 : d == BMM_F32 ? 1024 : entry <= 160 ? 4096 : 1024;
   return vrows ? 16384 : 4096;
 #endif
 }
@@ -2709,60 +2712,81 @@ static void test_prefetch(void) {
                {BMM_CPU_BLOCKED, 300, 128, 128, 128},
                {BMM_CPU_BLOCKED, 300, 200, 40, 40}};
   static const bmm_dtype dts[] = {BMM_F32, BMM_F64, BMM_F16};
-  int s, dt;
+  static const int cores[] = {BMM__CORE_INTEL, BMM__CORE_AMD19, BMM__CORE_OTHER};
+  int s, dt, co;
   char why[1024];
-  for (s = 0; s < (int)(sizeof cases / sizeof cases[0]); ++s)
-    for (dt = 0; dt < 3; ++dt) {
-      bmmx_case c;
-      bmmx_sizes_t z;
-      bmm_problem p;
-      uint64_t seed = 3;
-      const bmm_dtype d = dts[dt];
-      const size_t es = bmm_dtype_size(d);
-      const int blocked = cases[s].s == BMM_CPU_BLOCKED;
-      const int64_t entry = (cases[s].m + cases[s].n) * cases[s].k * (int64_t)es;
-      void *a, *b, *cc;
-      int want, said, big;
-      if (blocked && d == BMM_F16) continue; /* converted in chunks: in cache */
-      memset(&c, 0, sizeof c);
-      c.dtype = d, c.layout = BMMX_ROWMAJOR, c.batch = cases[s].batch;
-      c.m = cases[s].m, c.n = cases[s].n, c.k = cases[s].k;
-      z = bmmx_sizes(&c);
-      big = STREAM_BYTES >= 0 && (double)(z.a + z.b + z.c) * (double)es >= STREAM_BYTES;
-      want =
-          big && (blocked || (want_pf_bytes(0, entry) > 0 && entry >= BMM_CPU_PREFETCH_MIN_BYTES));
-      a = malloc(es * (size_t)z.a), b = malloc(es * (size_t)z.b), cc = malloc(es * (size_t)z.c);
-      if (!a || !b || !cc) exit(2);
-      bmmx_fill(d, a, z.a, &seed), bmmx_fill(d, b, z.b, &seed), bmmx_fill(d, cc, z.c, &seed);
-      p = bmmx_problem(&c, a, b, cc, NULL);
-      p.strategy = cases[s].s;
-      CHECK(bmm_explain(&p, BMM_BACKEND_CPU, why, sizeof why) == BMM_OK, "%s", bmm_last_error());
-      /* f16 converted in chunks (no F16C kernel in this build) stays in cache;
-         16 rows to a vector prefetches at any entry size (bmm__cpu_small_prefetch) */
-      if (d == BMM_F16 && !contains(why, "read by the kernel")) want = 0;
-      if (contains(why, " rows of C to a vector")) want = big && want_pf_bytes(1, entry) > 0;
-      said = contains(why, blocked ? "next entry's A and B prefetched" : "A and B prefetched");
-      CHECK(said == want, "%s %lldx%lldx%lld batch %lld (%s cache size): explain `%s`",
-            bmm_dtype_name(d), (long long)c.m, (long long)c.n, (long long)c.k, (long long)c.batch,
-            want ? "past" : "within", why);
-      if (said && !blocked) {
-        const char *at = strstr(why, "A and B prefetched ");
-        const int dist = want_pf_bytes(contains(why, " rows of C to a vector"), entry);
-        int got = -1;
-        if (at) sscanf(at, "A and B prefetched %d bytes ahead", &got);
-        CHECK(got == dist, "%s %lldx%lldx%lld: prefetch distance %d, want %d: explain `%s`",
-              bmm_dtype_name(d), (long long)c.m, (long long)c.n, (long long)c.k, got, dist, why);
-        /* and which side of the entry size chose it (Intel's blocks) */
-        if (contains(why, "Intel default") && contains(why, " rows of C to a vector"))
-          CHECK(contains(why, entry <= 160 ? "of at most 160 bytes" : "of over 160 bytes"),
-                "%s %lldx%lldx%lld, %lld bytes an entry: explain `%s`", bmm_dtype_name(d),
-                (long long)c.m, (long long)c.n, (long long)c.k, (long long)entry, why);
+  for (co = 0; co < 3; ++co)
+    for (s = 0; s < (int)(sizeof cases / sizeof cases[0]); ++s)
+      for (dt = 0; dt < 3; ++dt) {
+        bmmx_case c;
+        bmmx_sizes_t z;
+        bmm_problem p;
+        uint64_t seed = 3;
+        const bmm_dtype d = dts[dt];
+        const size_t es = bmm_dtype_size(d);
+        const int blocked = cases[s].s == BMM_CPU_BLOCKED;
+        const int64_t entry = (cases[s].m + cases[s].n) * cases[s].k * (int64_t)es;
+        const int core = cores[co];
+        void *a, *b, *cc;
+        int want, said, big;
+        if (blocked && d == BMM_F16) continue; /* converted in chunks: in cache */
+        bmm__cpu_core_test = core;
+        memset(&c, 0, sizeof c);
+        c.dtype = d, c.layout = BMMX_ROWMAJOR, c.batch = cases[s].batch;
+        c.m = cases[s].m, c.n = cases[s].n, c.k = cases[s].k;
+        z = bmmx_sizes(&c);
+        big = STREAM_BYTES >= 0 && (double)(z.a + z.b + z.c) * (double)es >= STREAM_BYTES;
+        want = big && (blocked || (want_pf_bytes(core, 0, d, entry) > 0 &&
+                                   entry >= BMM_CPU_PREFETCH_MIN_BYTES));
+        a = malloc(es * (size_t)z.a), b = malloc(es * (size_t)z.b), cc = malloc(es * (size_t)z.c);
+        if (!a || !b || !cc) exit(2);
+        bmmx_fill(d, a, z.a, &seed), bmmx_fill(d, b, z.b, &seed), bmmx_fill(d, cc, z.c, &seed);
+        p = bmmx_problem(&c, a, b, cc, NULL);
+        p.strategy = cases[s].s;
+        CHECK(bmm_explain(&p, BMM_BACKEND_CPU, why, sizeof why) == BMM_OK, "%s", bmm_last_error());
+        /* f16 converted in chunks (no F16C kernel in this build) stays in cache;
+           16 rows to a vector prefetches at any entry size (bmm__cpu_small_prefetch) */
+        if (d == BMM_F16 && !contains(why, "read by the kernel")) want = 0;
+        if (contains(why, " rows of C to a vector"))
+          want = big && want_pf_bytes(core, 1, d, entry) > 0;
+        said = contains(why, blocked ? "next entry's A and B prefetched" : "A and B prefetched");
+        CHECK(said == want, "%s %lldx%lldx%lld batch %lld (%s cache size): explain `%s`",
+              bmm_dtype_name(d), (long long)c.m, (long long)c.n, (long long)c.k, (long long)c.batch,
+              want ? "past" : "within", why);
+        if (said && !blocked) {
+          const char *at = strstr(why, "A and B prefetched ");
+          const int dist = want_pf_bytes(core, contains(why, " rows of C to a vector"), d, entry);
+          int got = -1;
+          if (at) sscanf(at, "A and B prefetched %d bytes ahead", &got);
+          CHECK(got == dist,
+                "%s %lldx%lldx%lld on core %d: prefetch distance %d, want %d: explain `%s`",
+                bmm_dtype_name(d), (long long)c.m, (long long)c.n, (long long)c.k, core, got, dist,
+                why);
+          { /* and which side of the entry size chose it, where the entry size
+               chooses: the blocks on Intel, the halves' blocks on AMD 19h */
+#if defined(BMM_CPU_PREFETCH_BYTES)
+            const int sided = 0;
+#else
+            const int sided = core != BMM__CORE_OTHER &&
+                              !(core == BMM__CORE_AMD19 && d == BMM_F32) &&
+                              contains(why, " rows of C to a vector");
+#endif
+            CHECK(contains(why, "core's default for entries of") == sided,
+                  "%s %lldx%lldx%lld on core %d: explain `%s`", bmm_dtype_name(d), (long long)c.m,
+                  (long long)c.n, (long long)c.k, core, why);
+            if (sided)
+              CHECK(contains(why, entry <= 160 ? "of at most 160 bytes" : "of over 160 bytes"),
+                    "%s %lldx%lldx%lld, %lld bytes an entry: explain `%s`", bmm_dtype_name(d),
+                    (long long)c.m, (long long)c.n, (long long)c.k, (long long)entry, why);
+          }
+        }
+        CHECK(bmm_cpu(&p) == BMM_OK, "%s", bmm_last_error());
+        CHECK(bmmx_check(&p, cc, 17) <= 1.0, "%s %lldx%lldx%lld batch %lld: wrong result",
+              bmm_dtype_name(d), (long long)c.m, (long long)c.n, (long long)c.k,
+              (long long)c.batch);
+        bmm__cpu_core_test = 0;
+        free(a), free(b), free(cc);
       }
-      CHECK(bmm_cpu(&p) == BMM_OK, "%s", bmm_last_error());
-      CHECK(bmmx_check(&p, cc, 17) <= 1.0, "%s %lldx%lldx%lld batch %lld: wrong result",
-            bmm_dtype_name(d), (long long)c.m, (long long)c.n, (long long)c.k, (long long)c.batch);
-      free(a), free(b), free(cc);
-    }
 }
 
 /* cpu_small's dot kernels streaming C a line at a time (entries' C back to
@@ -2875,6 +2899,9 @@ static void test_vrows_f32(void) {
 #ifdef _OPENMP
   const int max_threads = omp_get_max_threads();
 #endif
+  /* every compiled block kernel runs whatever core this is: the lists' reach
+     (Intel's) */
+  bmm__cpu_core_test = BMM__CORE_INTEL;
   for (m = 1; m <= 4; ++m)
     for (k = 1; k <= 8; ++k)
       for (shared = 0; shared < 2; ++shared)
@@ -2966,6 +2993,32 @@ static void test_vrows_f32(void) {
             free(a), free(b), free(buf), free(keep), free(first);
           }
   CHECK(used > 0 || !BMM__CPU_VROWS_f32, "the block path never ran");
+  { /* each core's reach, as explain says it: AMD family 19h stops m = 2 at k
+       = 7, 3 at 4, 4 at 5 (AVX-512); every other core the lists */
+    static const int amd19[4] = {8, 7, 4, 5};
+    static const int cores[] = {BMM__CORE_INTEL, BMM__CORE_AMD19, BMM__CORE_OTHER};
+    float *buf = (float *)malloc(sizeof(float) * 1000 * (4 * 8 + 8 + 4));
+    int co;
+    if (!buf) exit(2);
+    for (co = 0; co < 3; ++co)
+      for (m = 1; m <= 4; ++m)
+        for (k = 1; k <= 8; ++k) {
+          bmm_problem p =
+              bmm_problem_rowmajor(BMM_F32, 1000, m, 1, k, buf, buf + 32000, buf + 40000);
+          char why[1024];
+          int reach = BMM__CPU_VK_KMAX(m);
+          if (cores[co] == BMM__CORE_AMD19 && BMM__CPU_VK_W == 16 && amd19[m - 1] < reach)
+            reach = amd19[m - 1];
+          p.strategy = BMM_CPU_SMALL;
+          bmm__cpu_core_test = cores[co];
+          CHECK(bmm_explain(&p, BMM_BACKEND_CPU, why, sizeof why) == BMM_OK, "%s",
+                bmm_last_error());
+          CHECK(contains(why, " rows of C to a vector") == (BMM__CPU_VROWS_f32 && k <= reach),
+                "f32 %dx1x%d on core %d: explain `%s`", m, k, cores[co], why);
+        }
+    bmm__cpu_core_test = 0;
+    free(buf);
+  }
 #if BMM__CPU_VROWS_f32
   /* the pick's bound (BMM__CPU_VK_KMAX, the lists' length) and the table of functions say the
      same k per m */
