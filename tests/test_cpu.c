@@ -2715,6 +2715,9 @@ static void test_prefetch(void) {
   static const int cores[] = {BMM__CORE_INTEL, BMM__CORE_AMD19, BMM__CORE_OTHER};
   int s, dt, co;
   char why[1024];
+  /* explain as each core; the call itself (the same bits whatever the
+     distance) once, as the core this is */
+  const int real = bmm__cpu_core();
   for (co = 0; co < 3; ++co)
     for (s = 0; s < (int)(sizeof cases / sizeof cases[0]); ++s)
       for (dt = 0; dt < 3; ++dt) {
@@ -2740,7 +2743,8 @@ static void test_prefetch(void) {
                                    entry >= BMM_CPU_PREFETCH_MIN_BYTES));
         a = malloc(es * (size_t)z.a), b = malloc(es * (size_t)z.b), cc = malloc(es * (size_t)z.c);
         if (!a || !b || !cc) exit(2);
-        bmmx_fill(d, a, z.a, &seed), bmmx_fill(d, b, z.b, &seed), bmmx_fill(d, cc, z.c, &seed);
+        if (core == real)
+          bmmx_fill(d, a, z.a, &seed), bmmx_fill(d, b, z.b, &seed), bmmx_fill(d, cc, z.c, &seed);
         p = bmmx_problem(&c, a, b, cc, NULL);
         p.strategy = cases[s].s;
         CHECK(bmm_explain(&p, BMM_BACKEND_CPU, why, sizeof why) == BMM_OK, "%s", bmm_last_error());
@@ -2780,10 +2784,12 @@ static void test_prefetch(void) {
                     (long long)c.m, (long long)c.n, (long long)c.k, (long long)entry, why);
           }
         }
-        CHECK(bmm_cpu(&p) == BMM_OK, "%s", bmm_last_error());
-        CHECK(bmmx_check(&p, cc, 17) <= 1.0, "%s %lldx%lldx%lld batch %lld: wrong result",
-              bmm_dtype_name(d), (long long)c.m, (long long)c.n, (long long)c.k,
-              (long long)c.batch);
+        if (core == real) {
+          CHECK(bmm_cpu(&p) == BMM_OK, "%s", bmm_last_error());
+          CHECK(bmmx_check(&p, cc, 17) <= 1.0, "%s %lldx%lldx%lld batch %lld: wrong result",
+                bmm_dtype_name(d), (long long)c.m, (long long)c.n, (long long)c.k,
+                (long long)c.batch);
+        }
         bmm__cpu_core_test = 0;
         free(a), free(b), free(cc);
       }
