@@ -2897,7 +2897,9 @@ static void test_stream_lines(void) {
    shared, batches around the blocks of 8 and 16, C at every element offset within a line, each
    alpha/beta/bias mode. The result is within the bound, nothing outside C is written, explain says
    the path where it is built, and the bits equal those of the per-entry kernel (a rule's streams=2
-   turns the path off) and of 1 and 2 threads. */
+   turns the path off) and of 1 and 2 threads. All of it as an Intel core (bmm__cpu_core_test), so
+   that every compiled block kernel runs whatever the machine; then each core's reach
+   (bmm__cpu_vk_kmax: shorter on AMD family 19h) as explain says it. */
 static void test_vrows_f32(void) {
   static const int64_t batches[] = {1, 7, 8, 9, 15, 16, 17, 33, 100, 1000, 40001};
   enum { G = 40 };
