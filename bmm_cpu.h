@@ -749,14 +749,15 @@ static const char *bmm__cpu_pf_source(int vrows, bmm_dtype dt, int dist) {
   (void)vrows, (void)dt, (void)dist;
   return "BMM_CPU_PREFETCH_BYTES";
 #else
-  const int core = bmm__cpu_core();
-  if (core == BMM__CORE_OTHER) return "the default";
-  if (!vrows || (core == BMM__CORE_AMD19 && dt == BMM_F32)) return "this core's default";
-  return dist == bmm__cpu_pf_bytes(1, dt, BMM__CPU_PF_NEAR_BYTES)
-             ? "this core's default for entries of at most " BMM__CPU_STR(
-                   BMM__CPU_PF_NEAR_BYTES) " bytes of A and B"
-             : "this core's default for entries of over " BMM__CPU_STR(
-                   BMM__CPU_PF_NEAR_BYTES) " bytes of A and B";
+  const int near = bmm__cpu_pf_bytes(1, dt, BMM__CPU_PF_NEAR_BYTES);
+  if (bmm__cpu_core() == BMM__CORE_OTHER) return "the default";
+  /* the entry size chooses where the two sides of the border differ */
+  if (!vrows || near == bmm__cpu_pf_bytes(1, dt, BMM__CPU_PF_NEAR_BYTES + 1))
+    return "this core's default";
+  return dist == near ? "this core's default for entries of at most " BMM__CPU_STR(
+                            BMM__CPU_PF_NEAR_BYTES) " bytes of A and B"
+                      : "this core's default for entries of over " BMM__CPU_STR(
+                            BMM__CPU_PF_NEAR_BYTES) " bytes of A and B";
 #endif
 }
 /* How far f32's 16-rows path (bmm__cpu_vrows) reaches for m on this core

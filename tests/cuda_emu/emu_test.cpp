@@ -1121,8 +1121,9 @@ int main(int argc, char **argv) {
     printf("\n");
     fflush(stdout);
   }
-  if (only) return bmmx_summary();      /* one strategy's rows: a quick look while working */
-  if (g_shard_i) return bmmx_summary(); /* the rest: shard 0's */
+  /* one strategy's rows (a quick look while working), or a shard past 0:
+     the checks below are shard 0's */
+  if (only || g_shard_i) return bmmx_summary();
   run_tunables();
   run_grid_stride();
   run_uncompiled_rule();
