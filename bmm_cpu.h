@@ -725,39 +725,75 @@ static const char *bmm__cpu_core_name(int core) {
      follow Intel's rule by entry size (K = 2..16: 4096 0.87-1.0 of 1024's
      time, K = 40, 64: 1024 0.81-0.98 of 4096's), f32's blocks (entries of
      at most 120 bytes there) 1024 (3x1x4, 2x1x8, 4x1x5: 0.80-0.87 of
-     4096's time); bench/notes/cpu.md, "2026-11-30 (15:43-18:43 UTC)". Per
-     entry 4096, not measured apart; AVX2's 8-row blocks take f32's 1024. */
-#define BMM__CPU_PF_NEAR_BYTES 160
+     4096's time); bench/notes/cpu.md, "2026-11-30 (15:43-18:43 UTC)".
+     AVX2's 8-row blocks take f32's 1024. Per entry, dot products (one
+     column of C; f32, f64, complex): 4096, and 2048 for entries of over 768
+     bytes of A and B. 2048 took f64 3x1xK at K = 40, 52 to 0.89-0.94 of
+     4096's time, c64 / c128 3x1x64 0.93-0.96, but 3x1xK f32 at K = 9..24
+     (144-384 bytes) 1.0-1.07 and 4x1x32 f32 (640) 1.02-1.05. A tile of C
+     (the axpy kernels and small_tile, n > 1): none but f64's 2x2..4x4 of
+     run-time k (2048). With none, f32 2^3 took 0.40-0.49 of 2048's time,
+     3x3x4..64 0.71-0.96, 12^3, 16^3 0.77-0.96 (1 and 2 threads); f64
+     2^3..16^3 0.73-0.95 on one thread, 0.94-1.03 on two; small_tile
+     (8x8x32, 12x12x24, 16x16x32) 0.63-0.94 of 4096's time; but f64 3x3x64
+     and 4x4x64 1.15-1.74, 3x3x8 and 3x3x16 1.07-1.15 (one thread), small_tile
+     f64 5x7x9 1.0-1.12. 1024 did no better than 2048 anywhere. 2 GB calls
+     (1 GB on one thread), both orders; bench/notes/cpu.md, "2026-11-30
+     (19:20-22:20 UTC)". */
+#define BMM__CPU_PF_NEAR_BYTES 160       /* the blocks' border */
+#define BMM__CPU_PF_ENTRY_NEAR_BYTES 768 /* per entry: AMD family 19h's border */
 #define BMM__CPU_STR_(x) #x
 #define BMM__CPU_STR(x) BMM__CPU_STR_(x) /* a macro's value as a string literal */
-static int bmm__cpu_pf_bytes(int vrows, bmm_dtype dt, double entry_bytes) {
+/* What a per-entry kernel computes (the AMD 19h rule asks): dot products
+   (one column of C), or a tile of C: cpu_small's 2x2..4x4 tiles of run-time
+   k (TILE_KANY), the rest (TILE: constant k, and small_tile) */
+enum { BMM__CPU_PF_DOTS, BMM__CPU_PF_TILE, BMM__CPU_PF_TILE_KANY };
+/* entry_bytes: an entry's bytes of A and B; form: BMM__CPU_PF_* */
+static int bmm__cpu_pf_bytes(int vrows, bmm_dtype dt, double entry_bytes, int form) {
 #if defined(BMM_CPU_PREFETCH_BYTES)
-  (void)vrows, (void)dt, (void)entry_bytes;
+  (void)vrows, (void)dt, (void)entry_bytes, (void)form;
   return BMM_CPU_PREFETCH_BYTES;
 #else
   const int core = bmm__cpu_core();
   if (core == BMM__CORE_OTHER) return vrows ? 16384 : 4096;
-  if (!vrows) return core == BMM__CORE_INTEL ? 2048 : 4096;
+  if (!vrows && core == BMM__CORE_INTEL) return 2048;
+  if (!vrows && form != BMM__CPU_PF_DOTS)
+    return dt == BMM_F64 && form == BMM__CPU_PF_TILE_KANY ? 2048 : 0;
+  if (!vrows) return entry_bytes > BMM__CPU_PF_ENTRY_NEAR_BYTES ? 2048 : 4096;
   if (core == BMM__CORE_AMD19 && dt == BMM_F32) return 1024;
   return entry_bytes <= BMM__CPU_PF_NEAR_BYTES ? 4096 : 1024;
 #endif
 }
-/* whose distance bmm__cpu_pf_bytes gives, and on the blocks by which side of
-   the entry size (explain) */
-static const char *bmm__cpu_pf_source(int vrows, bmm_dtype dt, int dist) {
+/* whose distance bmm__cpu_pf_bytes gives, and what of the call chose it
+   where the core's rule asks (explain): the side of the entry size's border,
+   or the tile of C */
+static const char *bmm__cpu_pf_source(int vrows, bmm_dtype dt, int form, int dist) {
 #if defined(BMM_CPU_PREFETCH_BYTES)
-  (void)vrows, (void)dt, (void)dist;
+  (void)vrows, (void)dt, (void)form, (void)dist;
   return "BMM_CPU_PREFETCH_BYTES";
 #else
-  const int near = bmm__cpu_pf_bytes(1, dt, BMM__CPU_PF_NEAR_BYTES);
+  const double border = vrows ? BMM__CPU_PF_NEAR_BYTES : BMM__CPU_PF_ENTRY_NEAR_BYTES;
+  const int near = bmm__cpu_pf_bytes(vrows, dt, border, form);
   if (bmm__cpu_core() == BMM__CORE_OTHER) return "the default";
   /* the entry size chooses where the two sides of the border differ */
-  if (!vrows || near == bmm__cpu_pf_bytes(1, dt, BMM__CPU_PF_NEAR_BYTES + 1))
-    return "this core's default";
-  return dist == near ? "this core's default for entries of at most " BMM__CPU_STR(
-                            BMM__CPU_PF_NEAR_BYTES) " bytes of A and B"
-                      : "this core's default for entries of over " BMM__CPU_STR(
-                            BMM__CPU_PF_NEAR_BYTES) " bytes of A and B";
+  if (near != bmm__cpu_pf_bytes(vrows, dt, border + 1, form)) {
+    if (vrows)
+      return dist == near ? "this core's default for entries of at most " BMM__CPU_STR(
+                                BMM__CPU_PF_NEAR_BYTES) " bytes of A and B"
+                          : "this core's default for entries of over " BMM__CPU_STR(
+                                BMM__CPU_PF_NEAR_BYTES) " bytes of A and B";
+    return dist == near
+               ? "this core's default for one column of C and entries of at most " BMM__CPU_STR(
+                     BMM__CPU_PF_ENTRY_NEAR_BYTES) " bytes of A and B"
+               : "this core's default for entries of over " BMM__CPU_STR(
+                     BMM__CPU_PF_ENTRY_NEAR_BYTES) " bytes of A and B";
+  }
+  if (!vrows && near != bmm__cpu_pf_bytes(0, dt, border, BMM__CPU_PF_DOTS))
+    return form == BMM__CPU_PF_TILE_KANY &&
+                   near != bmm__cpu_pf_bytes(0, dt, border, BMM__CPU_PF_TILE)
+               ? "this core's default for f64's 2x2..4x4 tiles of C of run-time k"
+               : "this core's default for a tile of C";
+  return "this core's default";
 #endif
 }
 /* How far f32's 16-rows path (bmm__cpu_vrows) reaches for m on this core
@@ -1046,6 +1082,8 @@ typedef struct bmm__cpu_choice {
   int prefetch;    /* out of cache, nonzero: cpu_blocked asks for the next entry's A and
                       B, the fixed-size kernels for A and B this many bytes ahead
                       (bmm__cpu_pf_bytes) */
+  int pf_none;     /* out of cache, a fixed-size kernel's A and B left to the hardware
+                      prefetchers: the distance for this call is 0 (explain) */
   int64_t rows;    /* cpu_blocked: rows of C per unit (bmm__cpu_blk_rows) */
   int cview;       /* c_blocked: the blocked kernel runs the call's real view
                       (bmm__cpu_cview_plan) and packs B' from the complex B */
@@ -1484,17 +1522,32 @@ static int bmm__cpu_vrows(const bmm_plan *pl) {
 #ifndef BMM_CPU_PREFETCH_MIN_BYTES
 #define BMM_CPU_PREFETCH_MIN_BYTES 0
 #endif
-static int bmm__cpu_small_prefetch(const bmm_plan *pl, const bmm__cpu_choice *c) {
-  /* in double: a run-time-k kernel takes any k, and k * 4 may pass INT64_MAX
-     (the fuzzer found one) */
-  const double bytes = ((double)pl->m * (double)pl->k +
-                        (pl->b.batch_stride[0] ? (double)pl->k * (double)pl->n : 0)) *
-                       (double)bmm_dtype_size(pl->dtype);
-  const int dist = bmm__cpu_pf_bytes(c->vrows, pl->dtype, bytes);
-  return c->streams == 1 && BMM__CPU_PREFETCH && dist > 0 && bmm__cpu_big(pl) &&
-                 (bytes >= BMM_CPU_PREFETCH_MIN_BYTES || c->vrows)
-             ? dist
-             : 0;
+/* an entry's bytes of A and B (B shared: none), in double: a run-time-k
+   kernel takes any k, and k * 4 may pass INT64_MAX (the fuzzer found one) */
+static double bmm__cpu_entry_ab_bytes(const bmm_plan *pl) {
+  return ((double)pl->m * (double)pl->k +
+          (pl->b.batch_stride[0] ? (double)pl->k * (double)pl->n : 0)) *
+         (double)bmm_dtype_size(pl->dtype);
+}
+/* what kernel kid computes an entry as (BMM__CPU_PF_*): dot products, or a
+   tile of C: cpu_small's axpy kernels of run-time k (2x2..4x4) apart from
+   the rest (those of constant k, and small_tile, after them in the list) */
+static int bmm__cpu_pf_form(int kid) {
+  const int first = bmm__cpu_small_shapes[0].kernel;
+  const int count = (int)(sizeof bmm__cpu_small_shapes / sizeof bmm__cpu_small_shapes[0]);
+  if (kid < first || kid >= BMM__CPU_K_blocked || bmm__cpu_small_dot(kid)) return BMM__CPU_PF_DOTS;
+  return kid < first + count && !bmm__cpu_small_shapes[kid - first].k ? BMM__CPU_PF_TILE_KANY
+                                                                      : BMM__CPU_PF_TILE;
+}
+/* the distance a fixed-size kernel's call asks at (0: none); *none: the call
+   is one to ask for, but its distance is 0 */
+static int bmm__cpu_small_prefetch(const bmm_plan *pl, const bmm__cpu_choice *c, int *none) {
+  const double bytes = bmm__cpu_entry_ab_bytes(pl);
+  const int dist = bmm__cpu_pf_bytes(c->vrows, pl->dtype, bytes, bmm__cpu_pf_form(c->kernel));
+  const int asks = c->streams == 1 && BMM__CPU_PREFETCH && bmm__cpu_big(pl) &&
+                   (bytes >= BMM_CPU_PREFETCH_MIN_BYTES || c->vrows);
+  *none = asks && dist <= 0;
+  return asks && dist > 0 ? dist : 0;
 }
 
 /* The units over the threads: in cache one contiguous share a thread; out of
@@ -1554,14 +1607,14 @@ static bmm__cpu_choice bmm__cpu_pick(const bmm_plan *pl) {
          bytes on its own (half lines) changed nothing, and k >= 16 lost
          1.03-1.05 (bench/notes/cpu.md, "the halves' C in whole lines"). */
       c.stream = c.vrows && pl->k <= 8 && bmm__cpu_stream_c(pl);
-      c.prefetch = bmm__cpu_small_prefetch(pl, &c);
+      c.prefetch = bmm__cpu_small_prefetch(pl, &c, &c.pf_none);
       return c;
     }
     c.chunk = e;
     c.vrows = 0; /* the f32 kernel's own (small k): not on converted chunks */
     c.units = bmm__ceil_div(pl->batch, e);
     c.threads = bmm__cpu_threads(pl, c.units);
-    c.stream = c.prefetch = 0; /* the chunks stay in cache */
+    c.stream = c.prefetch = c.pf_none = 0; /* the chunks stay in cache */
     return c;
   }
   return bmm__cpu_pick_native(pl);
@@ -1575,7 +1628,7 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   c.pin = NULL;
   c.chunk = 0;
   c.fused = c.vrows = 0;
-  c.prefetch = 0;
+  c.prefetch = c.pf_none = 0;
   c.rows = 0;
   c.cview = 0;
   c.streams = pl->rule.streams > 0 ? pl->rule.streams : BMM_CPU_STREAMS;
@@ -1655,13 +1708,13 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   if (pl->dtype == BMM_F32 && c.streams == 1 && bmm__cpu_small_dot(c.kernel))
     c.vrows = bmm__cpu_vrows(pl);
   if (c.kernel >= bmm__cpu_small_shapes[0].kernel && c.kernel < BMM__CPU_K_blocked)
-    c.prefetch = bmm__cpu_small_prefetch(pl, &c);
+    c.prefetch = bmm__cpu_small_prefetch(pl, &c, &c.pf_none);
   /* c_dotv walks its entries in order: their lines asked for ahead out of
      cache, as cpu_small's (one batch dimension: entries batch_stride[0]
      apart). c64 3x1xK, 1 GB calls, one thread: K = 25 0.81, 40 0.58 of the
      time without, K = 5 1.07 (Zen 5, 2026-11-28) */
   if (c.kernel == BMM__CPU_K_c_dotv && pl->ndims <= 1 && BMM__CPU_PREFETCH && bmm__cpu_big(pl))
-    c.prefetch = bmm__cpu_pf_bytes(0, pl->dtype, 0);
+    c.prefetch = bmm__cpu_pf_bytes(0, pl->dtype, bmm__cpu_entry_ab_bytes(pl), BMM__CPU_PF_DOTS);
   return c;
 }
 
@@ -1845,7 +1898,14 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
       snprintf(buf + used, len - used,
                "; A and B prefetched %d bytes ahead (%s; the call moves >= "
                "BMM_CPU_STREAM_BYTES)",
-               ch.prefetch, bmm__cpu_pf_source(ch.vrows, pl->dtype, ch.prefetch));
+               ch.prefetch,
+               bmm__cpu_pf_source(ch.vrows, pl->dtype, bmm__cpu_pf_form(ch.kernel), ch.prefetch));
+    used = strlen(buf);
+  } else if (ch.pf_none && used < len) {
+    snprintf(buf + used, len - used,
+             "; A and B left to the hardware prefetchers (%s; the call moves >= "
+             "BMM_CPU_STREAM_BYTES)",
+             bmm__cpu_pf_source(ch.vrows, pl->dtype, bmm__cpu_pf_form(ch.kernel), 0));
     used = strlen(buf);
   }
   if (ch.stream && used < len)

@@ -2668,21 +2668,48 @@ static void test_streams(void) {
 
 /* The prefetch distance the README states: BMM_CPU_PREFETCH_BYTES where the
    build defines it (test_cpu_noomp does), else 4096 bytes per entry and
-   16384 per block of 16 entries (the 16-row path), and on Intel cores 2048
-   per entry and, per block, 4096 for entries of up to 160 bytes of A and B,
-   1024 for larger ones */
+   16384 per block of 16 entries (the 16-row path); on Intel cores 2048 per
+   entry and, per block, 4096 for entries of up to 160 bytes of A and B,
+   1024 for larger ones; on AMD family 19h per entry, for one column of C
+   4096, 2048 for entries of over 768 bytes, for a tile of C (n > 1) none
+   but f64's 2x2..4x4 tiles of run-time k (2048), and per block Intel's
+   rule for the halves and 1024 for f32. */
 /* The distance the library should choose on core `core` (BMM__CORE_*,
    forced through bmm__cpu_core_test): per entry, or the 16-rows blocks
-   (vrows) by dtype and entry size */
-static int want_pf_bytes(int core, int vrows, bmm_dtype d, int64_t entry) {
+   (vrows) by dtype, entry size, whether C is a tile (n > 1) and whether
+   that tile's kernel takes k at run time (kany) */
+static int want_pf_bytes(int core, int vrows, bmm_dtype d, int64_t entry, int64_t n, int kany) {
 #if defined(BMM_CPU_PREFETCH_BYTES)
-  (void)core, (void)vrows, (void)d, (void)entry;
+  (void)core, (void)vrows, (void)d, (void)entry, (void)n, (void)kany;
   return BMM_CPU_PREFETCH_BYTES;
 #else
   if (core == BMM__CORE_INTEL) return !vrows ? 2048 : entry <= 160 ? 4096 : 1024;
-  if (core == BMM__CORE_AMD19)
-    return !vrows ? 4096 : d == BMM_F32 ? 1024 : entry <= 160 ? 4096 : 1024;
+  if (core == BMM__CORE_AMD19 && !vrows && n > 1) return d == BMM_F64 && kany ? 2048 : 0;
+  if (core == BMM__CORE_AMD19 && !vrows) return entry > 768 ? 2048 : 4096;
+  if (core == BMM__CORE_AMD19) return d == BMM_F32 ? 1024 : entry <= 160 ? 4096 : 1024;
   return vrows ? 16384 : 4096;
+#endif
+}
+
+/* The source explain names for that distance: what of the call chose it,
+   where the core's rule asks */
+static const char *want_pf_source(int core, int vrows, bmm_dtype d, int64_t entry, int64_t n,
+                                  int kany) {
+#if defined(BMM_CPU_PREFETCH_BYTES)
+  (void)core, (void)vrows, (void)d, (void)entry, (void)n, (void)kany;
+  return "BMM_CPU_PREFETCH_BYTES";
+#else
+  if (core == BMM__CORE_OTHER) return "the default";
+  if (vrows && !(core == BMM__CORE_AMD19 && d == BMM_F32))
+    return entry <= 160 ? "this core's default for entries of at most 160 bytes of A and B"
+                        : "this core's default for entries of over 160 bytes of A and B";
+  if (vrows || core != BMM__CORE_AMD19) return "this core's default";
+  if (n > 1)
+    return d == BMM_F64 && kany ? "this core's default for f64's 2x2..4x4 tiles of C of run-time k"
+                                : "this core's default for a tile of C";
+  return entry <= 768 ? "this core's default for one column of C and entries of at most 768 bytes "
+                        "of A and B"
+                      : "this core's default for entries of over 768 bytes of A and B";
 #endif
 }
 
@@ -2708,6 +2735,12 @@ static void test_prefetch(void) {
                /* f16 160 and 168 bytes: the Intel block distance's border */
                {BMM_CPU_SMALL, 300000, 3, 1, 20},
                {BMM_CPU_SMALL, 300000, 3, 1, 21},
+               /* f64 768 and 800 bytes: AMD 19h's per-entry border */
+               {BMM_CPU_SMALL, 180000, 3, 1, 24},
+               {BMM_CPU_SMALL, 180000, 3, 1, 25},
+               /* tiles of C: 3x3 of run-time k, small_tile (4x4x4: of constant k) */
+               {BMM_CPU_SMALL, 30000, 3, 3, 64},
+               {BMM_CPU_SMALL, 20000, 8, 8, 32},
                /* entries of 2 and 3 row units: each unit asks for its share */
                {BMM_CPU_BLOCKED, 300, 128, 128, 128},
                {BMM_CPU_BLOCKED, 300, 200, 40, 40}};
@@ -2730,8 +2763,12 @@ static void test_prefetch(void) {
         const int blocked = cases[s].s == BMM_CPU_BLOCKED;
         const int64_t entry = (cases[s].m + cases[s].n) * cases[s].k * (int64_t)es;
         const int core = cores[co];
+        /* cpu_small's 2x2..4x4 tiles of run-time k (not small_tile's shapes,
+           nor the fixed-size squares) */
+        const int kany = cases[s].m == cases[s].n && cases[s].m >= 2 && cases[s].m <= 4 &&
+                         cases[s].k != cases[s].m;
         void *a, *b, *cc;
-        int want, said, big;
+        int want, said, big, asks, vr, dist, none;
         if (blocked && d == BMM_F16) continue; /* converted in chunks: in cache */
         bmm__cpu_core_test = core;
         memset(&c, 0, sizeof c);
@@ -2739,8 +2776,6 @@ static void test_prefetch(void) {
         c.m = cases[s].m, c.n = cases[s].n, c.k = cases[s].k;
         z = bmmx_sizes(&c);
         big = STREAM_BYTES >= 0 && (double)(z.a + z.b + z.c) * (double)es >= STREAM_BYTES;
-        want = big && (blocked || (want_pf_bytes(core, 0, d, entry) > 0 &&
-                                   entry >= BMM_CPU_PREFETCH_MIN_BYTES));
         a = malloc(es * (size_t)z.a), b = malloc(es * (size_t)z.b), cc = malloc(es * (size_t)z.c);
         if (!a || !b || !cc) exit(2);
         if (core == real)
@@ -2748,40 +2783,42 @@ static void test_prefetch(void) {
         p = bmmx_problem(&c, a, b, cc, NULL);
         p.strategy = cases[s].s;
         CHECK(bmm_explain(&p, BMM_BACKEND_CPU, why, sizeof why) == BMM_OK, "%s", bmm_last_error());
-        /* f16 converted in chunks (no F16C kernel in this build) stays in cache;
-           16 rows to a vector prefetches at any entry size (bmm__cpu_small_prefetch) */
-        if (d == BMM_F16 && !contains(why, "read by the kernel")) want = 0;
-        if (contains(why, " rows of C to a vector"))
-          want = big && want_pf_bytes(core, 1, d, entry) > 0;
+        /* the fixed-size kernels ask past the cache size (16 rows to a vector
+           at any entry size, bmm__cpu_small_prefetch), but not f16 converted in
+           chunks (no F16C kernel in this build): in cache. A distance of 0 is
+           said as left to the hardware. */
+        vr = contains(why, " rows of C to a vector");
+        dist = want_pf_bytes(core, vr, d, entry, c.n, kany);
+        asks = big && !blocked && (entry >= BMM_CPU_PREFETCH_MIN_BYTES || vr) &&
+               !(d == BMM_F16 && !contains(why, "read by the kernel"));
+        want = blocked ? big : asks && dist > 0;
+        none = asks && dist <= 0;
         said = contains(why, blocked ? "next entry's A and B prefetched" : "A and B prefetched");
-        CHECK(said == want, "%s %lldx%lldx%lld batch %lld (%s cache size): explain `%s`",
+        CHECK(said == want, "%s %lldx%lldx%lld batch %lld on core %d (%s): explain `%s`",
               bmm_dtype_name(d), (long long)c.m, (long long)c.n, (long long)c.k, (long long)c.batch,
-              want ? "past" : "within", why);
-        if (said && !blocked) {
+              core,
+              want   ? "want a prefetch"
+              : asks ? "want none: distance 0"
+                     : "within cache size",
+              why);
+        CHECK(contains(why, "A and B left to the hardware prefetchers") == none,
+              "%s %lldx%lldx%lld on core %d: explain `%s`", bmm_dtype_name(d), (long long)c.m,
+              (long long)c.n, (long long)c.k, core, why);
+        if ((said && !blocked) || none) {
           const char *at = strstr(why, "A and B prefetched ");
-          const int dist = want_pf_bytes(core, contains(why, " rows of C to a vector"), d, entry);
-          int got = -1;
+          int got = none ? 0 : -1;
           if (at) sscanf(at, "A and B prefetched %d bytes ahead", &got);
           CHECK(got == dist,
                 "%s %lldx%lldx%lld on core %d: prefetch distance %d, want %d: explain `%s`",
                 bmm_dtype_name(d), (long long)c.m, (long long)c.n, (long long)c.k, core, got, dist,
                 why);
-          { /* and which side of the entry size chose it, where the entry size
-               chooses: the blocks on Intel, the halves' blocks on AMD 19h */
-#if defined(BMM_CPU_PREFETCH_BYTES)
-            const int sided = 0;
-#else
-            const int sided = core != BMM__CORE_OTHER &&
-                              !(core == BMM__CORE_AMD19 && d == BMM_F32) &&
-                              contains(why, " rows of C to a vector");
-#endif
-            CHECK(contains(why, "core's default for entries of") == sided,
-                  "%s %lldx%lldx%lld on core %d: explain `%s`", bmm_dtype_name(d), (long long)c.m,
-                  (long long)c.n, (long long)c.k, core, why);
-            if (sided)
-              CHECK(contains(why, entry <= 160 ? "of at most 160 bytes" : "of over 160 bytes"),
-                    "%s %lldx%lldx%lld, %lld bytes an entry: explain `%s`", bmm_dtype_name(d),
-                    (long long)c.m, (long long)c.n, (long long)c.k, (long long)entry, why);
+          { /* and what chose it: explain's source in full */
+            char src[160];
+            snprintf(src, sizeof src, "(%s;", want_pf_source(core, vr, d, entry, c.n, kany));
+            CHECK(contains(why, src),
+                  "%s %lldx%lldx%lld, %lld bytes an entry, core %d: want `%s` in `%s`",
+                  bmm_dtype_name(d), (long long)c.m, (long long)c.n, (long long)c.k,
+                  (long long)entry, core, src, why);
           }
         }
         if (core == real) {
