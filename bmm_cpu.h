@@ -727,10 +727,13 @@ static const char *bmm__cpu_core_name(int core) {
      at most 120 bytes there) 1024 (3x1x4, 2x1x8, 4x1x5: 0.80-0.87 of
      4096's time); bench/notes/cpu.md, "2026-11-30 (15:43-18:43 UTC)".
      AVX2's 8-row blocks take f32's 1024. Per entry, dot products (one
-     column of C; f32, f64, complex): 4096, and 2048 for entries of over 768
-     bytes of A and B. 2048 took f64 3x1xK at K = 40, 52 to 0.89-0.94 of
-     4096's time, c64 / c128 3x1x64 0.93-0.96, but 3x1xK f32 at K = 9..24
-     (144-384 bytes) 1.0-1.07 and 4x1x32 f32 (640) 1.02-1.05. A tile of C
+     column of C; f32, f64, complex): none up to 1280 bytes of A and B, 2048
+     past. With none, f64 3x1xK at K = 1..40 (32-1280 bytes) took 0.81-0.99
+     of 4096's time, f32 3x1xK at K = 5..64 0.89-0.99, c64 3x1x12 0.93-0.96
+     (1 and 2 threads; but c128 3x1x5 1.03-1.09); against 2048 it lost past
+     1280: f64 3x1x44, 48 1.05-1.11, 60, 64 1.43-1.55, f32 3x1x96 1.10-1.14,
+     f64 2x1x64 1.21-1.27. 2048 against 4096 took f64 3x1x40, 52 to
+     0.89-0.94, c64 / c128 3x1x64 0.93-0.96. A tile of C
      (the axpy kernels and small_tile, n > 1): none but f64's 2x2..4x4 of
      run-time k (2048). With none, f32 2^3 took 0.40-0.49 of 2048's time,
      3x3x4..64 0.71-0.96, 12^3, 16^3 0.77-0.96 (1 and 2 threads); f64
@@ -740,8 +743,8 @@ static const char *bmm__cpu_core_name(int core) {
      f64 5x7x9 1.0-1.12. 1024 did no better than 2048 anywhere. 2 GB calls
      (1 GB on one thread), both orders; bench/notes/cpu.md, "2026-11-30
      (19:20-22:20 UTC)". */
-#define BMM__CPU_PF_NEAR_BYTES 160       /* the blocks' border */
-#define BMM__CPU_PF_ENTRY_NEAR_BYTES 768 /* per entry: AMD family 19h's border */
+#define BMM__CPU_PF_NEAR_BYTES 160        /* the blocks' border */
+#define BMM__CPU_PF_ENTRY_NEAR_BYTES 1280 /* per entry: AMD family 19h's border */
 #define BMM__CPU_STR_(x) #x
 #define BMM__CPU_STR(x) BMM__CPU_STR_(x) /* a macro's value as a string literal */
 /* What a per-entry kernel computes (the AMD 19h rule asks): dot products
@@ -759,7 +762,7 @@ static int bmm__cpu_pf_bytes(int vrows, bmm_dtype dt, double entry_bytes, int fo
   if (!vrows && core == BMM__CORE_INTEL) return 2048;
   if (!vrows && form != BMM__CPU_PF_DOTS)
     return dt == BMM_F64 && form == BMM__CPU_PF_TILE_KANY ? 2048 : 0;
-  if (!vrows) return entry_bytes > BMM__CPU_PF_ENTRY_NEAR_BYTES ? 2048 : 4096;
+  if (!vrows) return entry_bytes > BMM__CPU_PF_ENTRY_NEAR_BYTES ? 2048 : 0;
   if (core == BMM__CORE_AMD19 && dt == BMM_F32) return 1024;
   return entry_bytes <= BMM__CPU_PF_NEAR_BYTES ? 4096 : 1024;
 #endif
@@ -788,7 +791,9 @@ static const char *bmm__cpu_pf_source(int vrows, bmm_dtype dt, int form, int dis
                : "this core's default for entries of over " BMM__CPU_STR(
                      BMM__CPU_PF_ENTRY_NEAR_BYTES) " bytes of A and B";
   }
-  if (!vrows && near != bmm__cpu_pf_bytes(0, dt, border, BMM__CPU_PF_DOTS))
+  /* the form chooses where the dots' rule gives another distance on either side */
+  if (!vrows && (near != bmm__cpu_pf_bytes(0, dt, border, BMM__CPU_PF_DOTS) ||
+                 near != bmm__cpu_pf_bytes(0, dt, border + 1, BMM__CPU_PF_DOTS)))
     return form == BMM__CPU_PF_TILE_KANY &&
                    near != bmm__cpu_pf_bytes(0, dt, border, BMM__CPU_PF_TILE)
                ? "this core's default for f64's 2x2..4x4 tiles of C of run-time k"
@@ -1713,8 +1718,10 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
      cache, as cpu_small's (one batch dimension: entries batch_stride[0]
      apart). c64 3x1xK, 1 GB calls, one thread: K = 25 0.81, 40 0.58 of the
      time without, K = 5 1.07 (Zen 5, 2026-11-28) */
-  if (c.kernel == BMM__CPU_K_c_dotv && pl->ndims <= 1 && BMM__CPU_PREFETCH && bmm__cpu_big(pl))
+  if (c.kernel == BMM__CPU_K_c_dotv && pl->ndims <= 1 && BMM__CPU_PREFETCH && bmm__cpu_big(pl)) {
     c.prefetch = bmm__cpu_pf_bytes(0, pl->dtype, bmm__cpu_entry_ab_bytes(pl), BMM__CPU_PF_DOTS);
+    c.pf_none = c.prefetch <= 0;
+  }
   return c;
 }
 

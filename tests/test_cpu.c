@@ -2671,7 +2671,7 @@ static void test_streams(void) {
    16384 per block of 16 entries (the 16-row path); on Intel cores 2048 per
    entry and, per block, 4096 for entries of up to 160 bytes of A and B,
    1024 for larger ones; on AMD family 19h per entry, for one column of C
-   4096, 2048 for entries of over 768 bytes, for a tile of C (n > 1) none
+   none, 2048 for entries of over 1280 bytes, for a tile of C (n > 1) none
    but f64's 2x2..4x4 tiles of run-time k (2048), and per block Intel's
    rule for the halves and 1024 for f32. */
 /* The distance the library should choose on core `core` (BMM__CORE_*,
@@ -2685,7 +2685,7 @@ static int want_pf_bytes(int core, int vrows, bmm_dtype d, int64_t entry, int64_
 #else
   if (core == BMM__CORE_INTEL) return !vrows ? 2048 : entry <= 160 ? 4096 : 1024;
   if (core == BMM__CORE_AMD19 && !vrows && n > 1) return d == BMM_F64 && kany ? 2048 : 0;
-  if (core == BMM__CORE_AMD19 && !vrows) return entry > 768 ? 2048 : 4096;
+  if (core == BMM__CORE_AMD19 && !vrows) return entry > 1280 ? 2048 : 0;
   if (core == BMM__CORE_AMD19) return d == BMM_F32 ? 1024 : entry <= 160 ? 4096 : 1024;
   return vrows ? 16384 : 4096;
 #endif
@@ -2707,9 +2707,9 @@ static const char *want_pf_source(int core, int vrows, bmm_dtype d, int64_t entr
   if (n > 1)
     return d == BMM_F64 && kany ? "this core's default for f64's 2x2..4x4 tiles of C of run-time k"
                                 : "this core's default for a tile of C";
-  return entry <= 768 ? "this core's default for one column of C and entries of at most 768 bytes "
-                        "of A and B"
-                      : "this core's default for entries of over 768 bytes of A and B";
+  return entry <= 1280 ? "this core's default for one column of C and entries of at most 1280 "
+                         "bytes of A and B"
+                       : "this core's default for entries of over 1280 bytes of A and B";
 #endif
 }
 
@@ -2735,9 +2735,8 @@ static void test_prefetch(void) {
                /* f16 160 and 168 bytes: the Intel block distance's border */
                {BMM_CPU_SMALL, 300000, 3, 1, 20},
                {BMM_CPU_SMALL, 300000, 3, 1, 21},
-               /* f64 768 and 800 bytes: AMD 19h's per-entry border */
-               {BMM_CPU_SMALL, 180000, 3, 1, 24},
-               {BMM_CPU_SMALL, 180000, 3, 1, 25},
+               /* f64 1312 bytes, past AMD 19h's per-entry border (3x1x40: 1280) */
+               {BMM_CPU_SMALL, 120000, 3, 1, 41},
                /* tiles of C: 3x3 of run-time k, small_tile (4x4x4: of constant k) */
                {BMM_CPU_SMALL, 30000, 3, 3, 64},
                {BMM_CPU_SMALL, 20000, 8, 8, 32},
@@ -2830,6 +2829,31 @@ static void test_prefetch(void) {
         bmm__cpu_core_test = 0;
         free(a), free(b), free(cc);
       }
+  /* c_dotv's entries (complex dot products) take the dots' distance or none,
+     said with the source: explain only (no operand is read) */
+  for (co = 0; co < 3; ++co)
+    for (s = 0; s < 4; ++s) {
+      const bmm_dtype d = s & 1 ? BMM_C128 : BMM_C64;
+      const int64_t k = s < 2 ? 12 : 64, entry = 4 * k * (int64_t)bmm_dtype_size(d);
+      const bmm_problem p =
+          bmm_problem_rowmajor(d, 100000000, 3, 1, k, (void *)((uintptr_t)1 << 40),
+                               (void *)((uintptr_t)2 << 40), (void *)((uintptr_t)3 << 40));
+      int dist;
+      char want[256];
+      bmm__cpu_core_test = cores[co];
+      CHECK(bmm_explain(&p, BMM_BACKEND_CPU, why, sizeof why) == BMM_OK, "%s", bmm_last_error());
+      bmm__cpu_core_test = 0;
+      if (!contains(why, "kernel=c_dotv")) continue; /* not built without vector extensions */
+      dist = want_pf_bytes(cores[co], 0, d, entry, 1, 0);
+      if (dist > 0)
+        snprintf(want, sizeof want, "A and B prefetched %d bytes ahead (%s;", dist,
+                 want_pf_source(cores[co], 0, d, entry, 1, 0));
+      else
+        snprintf(want, sizeof want, "A and B left to the hardware prefetchers (%s;",
+                 want_pf_source(cores[co], 0, d, entry, 1, 0));
+      CHECK(contains(why, want), "%s 3x1x%lld on core %d: want `%s` in `%s`", bmm_dtype_name(d),
+            (long long)k, cores[co], want, why);
+    }
 }
 
 /* cpu_small's dot kernels streaming C a line at a time (entries' C back to
