@@ -2449,10 +2449,30 @@ BMM__INLINE __m512 BMM__FN(cvt16)(__m256i h) {
    cache it took 3-6x the time of a plain one on Zen 5 (3x1x5 f16: 7.8 ns an
    entry against 1.7 in cache), so whole blocks with more entries after them
    load 16 (vrows_block). */
+BMM__INLINE __m256i BMM__FN(vraw16)(const BMM__T *p, int64_t n, int wide) {
+  return n >= 16 || wide ? _mm256_loadu_si256((const __m256i *)(const void *)p)
+                         : _mm256_maskz_loadu_epi16((__mmask16)((1u << n) - 1u), (const void *)p);
+}
 BMM__INLINE __m512 BMM__FN(vload16)(const BMM__T *p, int64_t n, int wide) {
-  return BMM__FN(cvt16)(
-      n >= 16 || wide ? _mm256_loadu_si256((const __m256i *)(const void *)p)
-                      : _mm256_maskz_loadu_epi16((__mmask16)((1u << n) - 1u), (const void *)p));
+  return BMM__FN(cvt16)(BMM__FN(vraw16)(p, n, wide));
+}
+/* cvt16 of the first n = 1..16 halves of h, zeros past them (whatever h
+   holds there). bf16: one 16-bit permutation that moves half l to the top
+   of lane l and zeros the rest, the mask folded into it; a zero-extension,
+   a shift and a zero-masking move (gcc folds the mask into neither) took
+   1.24-1.32x the time, 1 thread in cache, Zen 4, K = 9..40 (the permutation
+   on whole chunks too: 1.2x at K = 17..32, where its port is the tree's).
+   The masks without a branch on n == 16: f16 K = 9..12 took 1.1x the time
+   with one. bench/notes/cpu.md, "bf16: the last chunk in one op". */
+BMM__INLINE __m512 BMM__FN(cvt16n)(__m256i h, int64_t n) {
+#ifdef BMM__CPU_HALF_IS_BF16
+  const __m512i up = _mm512_set_epi16(15, 0, 14, 0, 13, 0, 12, 0, 11, 0, 10, 0, 9, 0, 8, 0, 7, 0, 6,
+                                      0, 5, 0, 4, 0, 3, 0, 2, 0, 1, 0, 0, 0);
+  const __mmask32 m = (__mmask32)(0xaaaaaaaau & ((1ull << 2 * n) - 1u));
+  return _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(m, up, _mm512_castsi256_si512(h)));
+#else
+  return _mm512_maskz_cvtph_ps((__mmask16)((1u << n) - 1u), h);
+#endif
 }
 BMM__INLINE __m256i BMM__FN(vhalf16)(__m512 v) {
 #ifdef BMM__CPU_HALF_IS_BF16
@@ -2498,10 +2518,10 @@ BMM__INLINE __m512i BMM__FN(vcol)(const __m512i *x, __m512i idx, __mmask32 hi, i
 BMM__INLINE void BMM__FN(vrowvec)(__m512 *x, const BMM__T *p, const int64_t K, const int P,
                                   const int wide) {
   const int ch = P / 16;
-  const __mmask16 last = (__mmask16)((1u << (K - 16 * (ch - 1))) - 1u);
   int c;
-  BMM__UNROLL for (c = 0; c < ch; ++c) x[c] = _mm512_maskz_mov_ps(
-      c + 1 < ch ? (__mmask16)0xffff : last, BMM__FN(vload16)(p + 16 * c, K - 16 * c, wide));
+  BMM__UNROLL for (c = 0; c + 1 < ch; ++c) x[c] = BMM__FN(vload16)(p + 16 * c, 16, wide);
+  x[ch - 1] = BMM__FN(cvt16n)(BMM__FN(vraw16)(p + 16 * (ch - 1), K - 16 * (ch - 1), wide),
+                              K - 16 * (ch - 1));
 }
 /* 16 vectors of 16 lanes to one, lane r the sum of v[r]'s lanes e0..e15 as
    ((s0 + s1) + (s2 + s3)), s_q = (e_4q + e_4q+2) + (e_4q+1 + e_4q+3): the
