@@ -2518,10 +2518,10 @@ BMM__INLINE __m512i BMM__FN(vcol)(const __m512i *x, __m512i idx, __mmask32 hi, i
 BMM__INLINE void BMM__FN(vrowvec)(__m512 *x, const BMM__T *p, const int64_t K, const int P,
                                   const int wide) {
   const int ch = P / 16;
+  const int64_t n = K - 16 * (ch - 1); /* the last chunk's halves */
   int c;
   BMM__UNROLL for (c = 0; c + 1 < ch; ++c) x[c] = BMM__FN(vload16)(p + 16 * c, 16, wide);
-  x[ch - 1] = BMM__FN(cvt16n)(BMM__FN(vraw16)(p + 16 * (ch - 1), K - 16 * (ch - 1), wide),
-                              K - 16 * (ch - 1));
+  x[ch - 1] = BMM__FN(cvt16n)(BMM__FN(vraw16)(p + 16 * (ch - 1), n, wide), n);
 }
 /* 16 vectors of 16 lanes to one, lane r the sum of v[r]'s lanes e0..e15 as
    ((s0 + s1) + (s2 + s3)), s_q = (e_4q + e_4q+2) + (e_4q+1 + e_4q+3): the
