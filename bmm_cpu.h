@@ -1089,6 +1089,8 @@ typedef struct bmm__cpu_choice {
                       (bmm__cpu_pf_bytes) */
   int pf_none;     /* out of cache, a fixed-size kernel's A and B left to the hardware
                       prefetchers: the distance for this call is 0 (explain) */
+  int rowseq;      /* cpu_small's dot kernels sum A's rows one after another
+                      (bmm__cpu_rowseq), not side by side */
   int64_t rows;    /* cpu_blocked: rows of C per unit (bmm__cpu_blk_rows) */
   int cview;       /* c_blocked: the blocked kernel runs the call's real view
                       (bmm__cpu_cview_plan) and packs B' from the complex B */
@@ -1554,6 +1556,23 @@ static int bmm__cpu_small_prefetch(const bmm_plan *pl, const bmm__cpu_choice *c,
   *none = asks && dist <= 0;
   return asks && dist > 0 ? dist : 0;
 }
+/* cpu_small's dot kernels sum an entry's rows of A side by side in each step
+   of k (B's vectors loaded once, 2M independent sums: in cache 1.2-2x the
+   speed of a row at a time). Out of cache on AMD family 19h, f64 entries the
+   per-entry prefetch asks for (over 1280 bytes of A and B) ran a row at a
+   time in 0.77-0.87 of the time on one thread (f64 3x1x52..64, Zen 4) and
+   0.77-0.99 on two, where side by side ran the sweep's K past 56 at 73-90%
+   of the floor; f32 came out even (bench/notes/cpu.md, "A's rows one after
+   another"). Each row's sums are in the same order: same bits. The size
+   list's run-time-k kernels only (BMM__SEQ): its constant-k ones stay as
+   they are. */
+static int bmm__cpu_rowseq(const bmm_plan *pl, const bmm__cpu_choice *c) {
+  const int first = bmm__cpu_small_shapes[0].kernel;
+  const int count = (int)(sizeof bmm__cpu_small_shapes / sizeof bmm__cpu_small_shapes[0]);
+  return BMM__CPU_VEXT && c->prefetch > 0 && pl->dtype == BMM_F64 &&
+         bmm__cpu_small_dot(c->kernel) && c->kernel >= first && c->kernel < first + count &&
+         !bmm__cpu_small_shapes[c->kernel - first].k && bmm__cpu_core() == BMM__CORE_AMD19;
+}
 
 /* The units over the threads: in cache one contiguous share a thread; out of
    cache (a call of at least BMM_CPU_STREAM_BYTES) up to BMM__CPU_CHUNKS a
@@ -1633,7 +1652,7 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   c.pin = NULL;
   c.chunk = 0;
   c.fused = c.vrows = 0;
-  c.prefetch = c.pf_none = 0;
+  c.prefetch = c.pf_none = c.rowseq = 0;
   c.rows = 0;
   c.cview = 0;
   c.streams = pl->rule.streams > 0 ? pl->rule.streams : BMM_CPU_STREAMS;
@@ -1714,6 +1733,7 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
     c.vrows = bmm__cpu_vrows(pl);
   if (c.kernel >= bmm__cpu_small_shapes[0].kernel && c.kernel < BMM__CPU_K_blocked)
     c.prefetch = bmm__cpu_small_prefetch(pl, &c, &c.pf_none);
+  c.rowseq = bmm__cpu_rowseq(pl, &c);
   /* c_dotv walks its entries in order: their lines asked for ahead out of
      cache, as cpu_small's (one batch dimension: entries batch_stride[0]
      apart). c64 3x1xK, 1 GB calls, one thread: K = 25 0.81, 40 0.58 of the
@@ -1913,6 +1933,11 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
              "; A and B left to the hardware prefetchers (%s; the call moves >= "
              "BMM_CPU_STREAM_BYTES)",
              bmm__cpu_pf_source(ch.vrows, pl->dtype, bmm__cpu_pf_form(ch.kernel), 0));
+    used = strlen(buf);
+  }
+  if (ch.rowseq && used < len) {
+    snprintf(buf + used, len - used,
+             "; A's rows summed one after another (out of cache, f64 on this core)");
     used = strlen(buf);
   }
   if (ch.stream && used < len)
@@ -3032,28 +3057,42 @@ BMM__DOT_FORM_DEF(dot_strided)
 BMM__INLINE void BMM__FN(small_dot_rows)(const bmm_plan *pl, int nt, const BMM__T *BMM__RESTRICT A,
                                          const int64_t lda, const BMM__T *BMM__RESTRICT B,
                                          const int M, const int64_t K, BMM__T *BMM__RESTRICT C,
-                                         const int64_t ldc) {
+                                         const int64_t ldc, const int seq) {
   enum { V = 16 / (int)sizeof(BMM__T) };
   BMM__V16 s[4], s1[4];
   BMM__T t[4], acc[4];
   int64_t i, l;
   /* the rows side by side in each step of l (one loop, B's vectors loaded
-     once), each row's sums in the same order as row by row */
+     once, 2M sums in flight) or, seq (bmm__cpu_rowseq), a row at a time:
+     each row's sums in the same order either way, so the same bits (the
+     kernels of run-time k only: BMM__SEQ) */
   BMM__UNROLL for (i = 0; i < 4; ++i) s[i] = s1[i] = (BMM__V16){0}, t[i] = 0;
-  for (l = 0; l + 2 * V <= K; l += 2 * V) {
-    const BMM__V16 b0 = BMM__V16LOAD(B + l), b1 = BMM__V16LOAD(B + l + V);
-    BMM__UNROLL for (i = 0; i < M; ++i) {
-      s[i] += BMM__V16LOAD(A + i * lda + l) * b0;
-      s1[i] += BMM__V16LOAD(A + i * lda + l + V) * b1;
+  if (seq) BMM__UNROLL for (i = 0; i < M; ++i) {
+      for (l = 0; l + 2 * V <= K; l += 2 * V) {
+        const BMM__V16 b0 = BMM__V16LOAD(B + l), b1 = BMM__V16LOAD(B + l + V);
+        s[i] += BMM__V16LOAD(A + i * lda + l) * b0;
+        s1[i] += BMM__V16LOAD(A + i * lda + l + V) * b1;
+      }
+      if (K - l >= V) s[i] += BMM__V16LOAD(A + i * lda + l) * BMM__V16LOAD(B + l), l += V;
+      for (; l < K; ++l)
+        t[i] = BMM__FMA(A[i * lda + l], B[l], t[i]);
     }
+  else {
+    for (l = 0; l + 2 * V <= K; l += 2 * V) {
+      const BMM__V16 b0 = BMM__V16LOAD(B + l), b1 = BMM__V16LOAD(B + l + V);
+      BMM__UNROLL for (i = 0; i < M; ++i) {
+        s[i] += BMM__V16LOAD(A + i * lda + l) * b0;
+        s1[i] += BMM__V16LOAD(A + i * lda + l + V) * b1;
+      }
+    }
+    if (K - l >= V) {
+      const BMM__V16 b0 = BMM__V16LOAD(B + l);
+      BMM__UNROLL for (i = 0; i < M; ++i) s[i] += BMM__V16LOAD(A + i * lda + l) * b0;
+      l += V;
+    }
+    for (; l < K; ++l)
+      BMM__UNROLL for (i = 0; i < M; ++i) t[i] = BMM__FMA(A[i * lda + l], B[l], t[i]);
   }
-  if (K - l >= V) {
-    const BMM__V16 b0 = BMM__V16LOAD(B + l);
-    BMM__UNROLL for (i = 0; i < M; ++i) s[i] += BMM__V16LOAD(A + i * lda + l) * b0;
-    l += V;
-  }
-  for (; l < K; ++l)
-    BMM__UNROLL for (i = 0; i < M; ++i) t[i] = BMM__FMA(A[i * lda + l], B[l], t[i]);
   if (K >= 2 * V) BMM__UNROLL for (i = 0; i < M; ++i) s[i] += s1[i];
   BMM__CAT(bmm__hsum_, BMM__N)(s, acc);
   for (i = 0; i < M; ++i)
@@ -3062,15 +3101,15 @@ BMM__INLINE void BMM__FN(small_dot_rows)(const bmm_plan *pl, int nt, const BMM__
 }
 /* entry bi into C */
 BMM__INLINE void BMM__FN(small_dot_to)(const bmm_plan *pl, int nt, int64_t bi, const int M,
-                                       const int64_t K, BMM__T *BMM__RESTRICT C) {
+                                       const int64_t K, BMM__T *BMM__RESTRICT C, const int seq) {
   BMM__FN(small_dot_rows)
   (pl, nt, (const BMM__T *)pl->a.ptr + bi * pl->a.batch_stride[0], K,
-   (const BMM__T *)pl->b.ptr + bi * pl->b.batch_stride[0], M, K, C, 1);
+   (const BMM__T *)pl->b.ptr + bi * pl->b.batch_stride[0], M, K, C, 1, seq);
 }
 /* entry bi into its own C */
 BMM__INLINE void BMM__FN(small_dot_entry)(const bmm_plan *pl, int nt, int64_t bi, const int M,
-                                          const int64_t K) {
-  BMM__FN(small_dot_to)(pl, nt, bi, M, K, (BMM__T *)pl->c.ptr + bi * pl->c.batch_stride[0]);
+                                          const int64_t K, const int seq) {
+  BMM__FN(small_dot_to)(pl, nt, bi, M, K, (BMM__T *)pl->c.ptr + bi * pl->c.batch_stride[0], seq);
 }
 #if BMM__CPU_NT
 /* C streamed where the entries' C lie back to back (one row each, as the
@@ -3085,7 +3124,7 @@ BMM__INLINE void BMM__FN(small_dot_entry)(const bmm_plan *pl, int nt, int64_t bi
    on a multiple of its element size): element-wise streaming, as before.
    Same arithmetic, same bits. */
 BMM__INLINE void BMM__FN(small_dot_lines)(const bmm_plan *pl, int pf, int64_t b0, int64_t b1,
-                                          const int M, const int64_t K) {
+                                          const int M, const int64_t K, const int seq) {
   enum { L = 64 / (int)sizeof(BMM__T) };
   BMM__T buf[4 * L] __attribute__((aligned(64)));
   BMM__T *const C = (BMM__T *)pl->c.ptr;
@@ -3095,19 +3134,19 @@ BMM__INLINE void BMM__FN(small_dot_lines)(const bmm_plan *pl, int pf, int64_t b0
   if (start < 0) start = b1; /* never on a line: element-wise */
   for (; u < start; ++u) {
     if (pf) bmm__cpu_pf_entry(&p);
-    BMM__FN(small_dot_entry)(pl, start == b1, u, M, K);
+    BMM__FN(small_dot_entry)(pl, start == b1, u, M, K, seq);
   }
   for (; u + L <= b1; u += L) {
     for (e = 0; e < L; ++e) {
       if (pf) bmm__cpu_pf_entry(&p);
-      BMM__FN(small_dot_to)(pl, 0, u + e, M, K, buf + e * M);
+      BMM__FN(small_dot_to)(pl, 0, u + e, M, K, buf + e * M, seq);
     }
     for (r = 0; r < M; ++r)
       bmm__ntstore_line(C + u * M + r * L, buf + r * L);
   }
   for (; u < b1; ++u) {
     if (pf) bmm__cpu_pf_entry(&p);
-    BMM__FN(small_dot_entry)(pl, 0, u, M, K);
+    BMM__FN(small_dot_entry)(pl, 0, u, M, K, seq);
   }
 }
 #endif
@@ -3231,7 +3270,7 @@ BMM__INLINE void BMM__FN(vk_range)(const bmm_plan *pl, const bmm__cpu_choice *ch
   start = bmm__cpu_line_entry(C, (int64_t)sizeof(float), M, b0, b1, 16);
   if (start < 0) start = b0; /* never on a line: blocks from b0 */
   for (; u < start; ++u)
-    BMM__FN(small_dot_entry)(pl, 0, u, M, K);
+    BMM__FN(small_dot_entry)(pl, 0, u, M, K, 0);
   for (; u + W <= b1; u += W) {
     if (ch->prefetch) { /* the block's lines of A and B ch->prefetch bytes ahead */
       const char *pa = (const char *)(A + u * M * K) + ch->prefetch;
@@ -3242,7 +3281,7 @@ BMM__INLINE void BMM__FN(vk_range)(const bmm_plan *pl, const bmm__cpu_choice *ch
     BMM__FN(vk_block)(&g, A + u * M * K, B + u * kb, C + u * M, M, K, !kb, plain, rc, nt);
   }
   for (; u < b1; ++u)
-    BMM__FN(small_dot_entry)(pl, 0, u, M, K);
+    BMM__FN(small_dot_entry)(pl, 0, u, M, K, 0);
 }
 /* one function per m = 1..4 and k of BMM__VK_KS_m (constants: every loop
    unrolled); the table's other k are NULL, never picked (BMM__CPU_VK_KMAX) */
@@ -3271,7 +3310,8 @@ static const bmm__cpu_range_fn BMM__FN(vk_fns)[4][8] = {BMM__CPU_DOT_MS(BMM__VK_
 #define BMM__VK_TRY(M, K)
 #endif
 BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *plan, const bmm__cpu_choice *ch, int64_t b0,
-                                    int64_t b1, const int M, const int N, const int64_t K) {
+                                    int64_t b1, const int M, const int N, const int64_t K,
+                                    const int seq) {
   /* a local copy: no store to C can change it, so the compiler keeps its
      pointers, strides and alpha, beta in registers instead of reloading them
      every entry */
@@ -3285,26 +3325,27 @@ BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *plan, const bmm__cpu_choice 
     bmm__cpu_pf pf = bmm__cpu_pf_init(pl, b0, ch->prefetch);
     for (u = b0; u < b1; ++u) {
       bmm__cpu_pf_entry(&pf);
-      BMM__FN(small_dot_entry)(pl, nt, u, M, K);
+      BMM__FN(small_dot_entry)(pl, nt, u, M, K, seq);
     }
     return;
   }
   for (u = 0; u < len; ++u)
     for (q = 0; q < S; ++q)
-      BMM__FN(small_dot_entry)(pl, nt, b0 + q * len + u, M, K);
+      BMM__FN(small_dot_entry)(pl, nt, b0 + q * len + u, M, K, 0);
   for (u = b0 + S * len; u < b1; ++u)
-    BMM__FN(small_dot_entry)(pl, nt, u, M, K);
+    BMM__FN(small_dot_entry)(pl, nt, u, M, K, 0);
 }
 #else
 BMM__INLINE void BMM__FN(small_dot)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0,
-                                    int64_t b1, const int M, const int N, const int64_t K) {
+                                    int64_t b1, const int M, const int N, const int64_t K,
+                                    const int seq) {
   const int64_t sa = pl->a.batch_stride[0], sb = pl->b.batch_stride[0];
   const int64_t sc = pl->c.batch_stride[0];
   int64_t st, bi, i, l, v, w;
   const int S = ch->streams;
   const int64_t len = BMM__CPU_RUN_LEN(b0, b1, S);
   bmm__cpu_pf pf = bmm__cpu_pf_init(pl, b0, ch->prefetch); /* used where ch->prefetch: one run */
-  (void)N;
+  (void)N, (void)seq; /* rows side by side: no vector extensions, no rowseq */
   for (st = 0; st < b1 - b0; ++st) {
     const BMM__T *BMM__RESTRICT A;
     const BMM__T *BMM__RESTRICT B;
@@ -3533,33 +3574,45 @@ BMM__INLINE void BMM__FN(small_axpy)(const bmm_plan *plan, const bmm__cpu_choice
 /* The dot kernels' whole-line path (small_dot_lines) in a function of its
    own, with the shape's constants: inlined beside the entry loop, it cost
    that loop 6 instructions an entry in gcc -O2's baseline build (3x1x5 f32,
-   54 -> 60, tests/ir_check.sh), whichever path ran. */
+   54 -> 60, tests/ir_check.sh), whichever path ran. BMM__SEQ: A's rows one
+   after another where the call says so (bmm__cpu_rowseq), in the kernels of
+   run-time k only. A constant-k kernel compiled with both loop forms ran
+   3x1x25..50 f64 out of cache in 1.04-1.12x the time, taken or not (Zen 4),
+   and changed bits with the branch not taken (3x1x35, 3x1x50: 8 of 111
+   outputs an ulp off). Our reading, not seen in the assembly: both forms,
+   fully unrolled, share their first products, gcc 12 -O3 hoists them above
+   the branch, and a product apart from its sum is not contracted into an
+   FMA (as alpha*x, BMM__V16FMA). Fusing the row-at-a-time form by hand
+   cured the bits. */
+#define BMM__SEQ(K) ((K) ? 0 : ch->rowseq)
 #if BMM__CPU_VEXT && BMM__CPU_NT
-#define BMM__SMALL_DEF_dot(M, N, K, SUFFIX)                                            \
-  static BMM__VEXT_ATTR void BMM__FN(small_lines_##SUFFIX)(                            \
-      const bmm_plan *plan, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {       \
-    const bmm_plan lp = *plan;                                                         \
-    BMM__FN(small_dot_lines)(&lp, ch->prefetch, b0, b1, M, (K) ? (int64_t)(K) : lp.k); \
-  }                                                                                    \
-  static BMM__VEXT_ATTR void BMM__FN(small_dot_##SUFFIX)(                              \
-      const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {         \
-    BMM__VK_TRY(M, K)                                                                  \
-    if (ch->stream && ch->streams == 1 && pl->c.batch_stride[0] == (M))                \
-      BMM__FN(small_lines_##SUFFIX)(pl, ch, b0, b1);                                   \
-    else                                                                               \
-      BMM__FN(small_dot)(pl, ch, b0, b1, M, N, (K) ? (int64_t)(K) : pl->k);            \
+#define BMM__SMALL_DEF_dot(M, N, K, SUFFIX)                                              \
+  static BMM__VEXT_ATTR void BMM__FN(small_lines_##SUFFIX)(                              \
+      const bmm_plan *plan, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {         \
+    const bmm_plan lp = *plan;                                                           \
+    BMM__FN(small_dot_lines)                                                             \
+    (&lp, ch->prefetch, b0, b1, M, (K) ? (int64_t)(K) : lp.k, BMM__SEQ(K));              \
+  }                                                                                      \
+  static BMM__VEXT_ATTR void BMM__FN(small_dot_##SUFFIX)(                                \
+      const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {           \
+    BMM__VK_TRY(M, K)                                                                    \
+    if (ch->stream && ch->streams == 1 && pl->c.batch_stride[0] == (M))                  \
+      BMM__FN(small_lines_##SUFFIX)(pl, ch, b0, b1);                                     \
+    else                                                                                 \
+      BMM__FN(small_dot)(pl, ch, b0, b1, M, N, (K) ? (int64_t)(K) : pl->k, BMM__SEQ(K)); \
   }
 #else
-#define BMM__SMALL_DEF_dot(M, N, K, SUFFIX)                                    \
-  static BMM__VEXT_ATTR void BMM__FN(small_dot_##SUFFIX)(                      \
-      const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) { \
-    BMM__FN(small_dot)(pl, ch, b0, b1, M, N, (K) ? (int64_t)(K) : pl->k);      \
+#define BMM__SMALL_DEF_dot(M, N, K, SUFFIX)                                            \
+  static BMM__VEXT_ATTR void BMM__FN(small_dot_##SUFFIX)(                              \
+      const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t b0, int64_t b1) {         \
+    BMM__FN(small_dot)(pl, ch, b0, b1, M, N, (K) ? (int64_t)(K) : pl->k, BMM__SEQ(K)); \
   }
 #endif
 #define BMM__SMALL_DEF(FORM, M, N, K, SUFFIX) BMM__SMALL_DEF_##FORM(M, N, K, SUFFIX)
 BMM__CPU_SMALL_SHAPES(BMM__SMALL_DEF)
 #undef BMM__SMALL_DEF
 #undef BMM__SMALL_DEF_dot
+#undef BMM__SEQ
 #undef BMM__VK_TRY
 #undef BMM__SMALL_DEF_axpy
 
@@ -3621,10 +3674,13 @@ BMM__INLINE void BMM__FN(tile_dot)(const bmm_plan *pl, const int nt, const BMM__
                                    const int64_t M, const int64_t K) {
   int64_t i0;
   for (i0 = 0; i0 + 4 <= M; i0 += 4)
-    BMM__FN(small_dot_rows)(pl, nt, A + i0 * lda, lda, B, 4, K, C + i0 * ldc, ldc);
-  if (M - i0 == 3) BMM__FN(small_dot_rows)(pl, nt, A + i0 * lda, lda, B, 3, K, C + i0 * ldc, ldc);
-  if (M - i0 == 2) BMM__FN(small_dot_rows)(pl, nt, A + i0 * lda, lda, B, 2, K, C + i0 * ldc, ldc);
-  if (M - i0 == 1) BMM__FN(small_dot_rows)(pl, nt, A + i0 * lda, lda, B, 1, K, C + i0 * ldc, ldc);
+    BMM__FN(small_dot_rows)(pl, nt, A + i0 * lda, lda, B, 4, K, C + i0 * ldc, ldc, 0);
+  if (M - i0 == 3)
+    BMM__FN(small_dot_rows)(pl, nt, A + i0 * lda, lda, B, 3, K, C + i0 * ldc, ldc, 0);
+  if (M - i0 == 2)
+    BMM__FN(small_dot_rows)(pl, nt, A + i0 * lda, lda, B, 2, K, C + i0 * ldc, ldc, 0);
+  if (M - i0 == 1)
+    BMM__FN(small_dot_rows)(pl, nt, A + i0 * lda, lda, B, 1, K, C + i0 * ldc, ldc, 0);
 }
 #endif
 #undef BMM__UNROLL_S

@@ -2737,6 +2737,8 @@ static void test_prefetch(void) {
                {BMM_CPU_SMALL, 300000, 3, 1, 21},
                /* f64 1312 bytes, past AMD 19h's per-entry border (3x1x40: 1280) */
                {BMM_CPU_SMALL, 120000, 3, 1, 41},
+               /* f64 1600 bytes, a constant-k kernel: A's rows side by side */
+               {BMM_CPU_SMALL, 100000, 3, 1, 50},
                /* tiles of C: 3x3 of run-time k, small_tile (4x4x4: of constant k) */
                {BMM_CPU_SMALL, 30000, 3, 3, 64},
                {BMM_CPU_SMALL, 20000, 8, 8, 32},
@@ -2767,7 +2769,7 @@ static void test_prefetch(void) {
         const int kany = cases[s].m == cases[s].n && cases[s].m >= 2 && cases[s].m <= 4 &&
                          cases[s].k != cases[s].m;
         void *a, *b, *cc;
-        int want, said, big, asks, vr, dist, none;
+        int want, said, big, asks, vr, dist, none, seq;
         if (blocked && d == BMM_F16) continue; /* converted in chunks: in cache */
         bmm__cpu_core_test = core;
         memset(&c, 0, sizeof c);
@@ -2777,8 +2779,6 @@ static void test_prefetch(void) {
         big = STREAM_BYTES >= 0 && (double)(z.a + z.b + z.c) * (double)es >= STREAM_BYTES;
         a = malloc(es * (size_t)z.a), b = malloc(es * (size_t)z.b), cc = malloc(es * (size_t)z.c);
         if (!a || !b || !cc) exit(2);
-        if (core == real)
-          bmmx_fill(d, a, z.a, &seed), bmmx_fill(d, b, z.b, &seed), bmmx_fill(d, cc, z.c, &seed);
         p = bmmx_problem(&c, a, b, cc, NULL);
         p.strategy = cases[s].s;
         CHECK(bmm_explain(&p, BMM_BACKEND_CPU, why, sizeof why) == BMM_OK, "%s", bmm_last_error());
@@ -2820,11 +2820,38 @@ static void test_prefetch(void) {
                   (long long)entry, core, src, why);
           }
         }
-        if (core == real) {
+        /* f64 dot products asked for ahead on AMD family 19h sum A's rows
+           one after another (bmm__cpu_rowseq), in the kernels of run-time k:
+           run there as well, whatever core this is */
+        seq = core == BMM__CORE_AMD19 && d == BMM_F64 && !blocked && c.n == 1 && want &&
+              contains(why, "_kany") && BMM__CPU_VEXT;
+        CHECK(contains(why, "A's rows summed one after another") == seq,
+              "%s %lldx%lldx%lld batch %lld on core %d: want %s: explain `%s`", bmm_dtype_name(d),
+              (long long)c.m, (long long)c.n, (long long)c.k, (long long)c.batch, core,
+              seq ? "A's rows one after another" : "A's rows side by side", why);
+        if (core == real || seq)
+          bmmx_fill(d, a, z.a, &seed), bmmx_fill(d, b, z.b, &seed), bmmx_fill(d, cc, z.c, &seed);
+        if (core == real || seq) {
           CHECK(bmm_cpu(&p) == BMM_OK, "%s", bmm_last_error());
           CHECK(bmmx_check(&p, cc, 17) <= 1.0, "%s %lldx%lldx%lld batch %lld: wrong result",
                 bmm_dtype_name(d), (long long)c.m, (long long)c.n, (long long)c.k,
                 (long long)c.batch);
+        }
+        if (seq) { /* the same bits as the rows side by side (an Intel core's) */
+          void *c2 = malloc(es * (size_t)z.c);
+          bmm_problem p2;
+          if (!c2) exit(2);
+          seed = 3, bmmx_fill(d, a, z.a, &seed), bmmx_fill(d, b, z.b, &seed);
+          bmmx_fill(d, c2, z.c, &seed);
+          p2 = bmmx_problem(&c, a, b, c2, NULL);
+          p2.strategy = cases[s].s;
+          bmm__cpu_core_test = BMM__CORE_INTEL;
+          CHECK(bmm_cpu(&p2) == BMM_OK, "%s", bmm_last_error());
+          CHECK(!memcmp(cc, c2, es * (size_t)z.c),
+                "%s %lldx%lldx%lld: A's rows one after another "
+                "changed the bits",
+                bmm_dtype_name(d), (long long)c.m, (long long)c.n, (long long)c.k);
+          free(c2);
         }
         bmm__cpu_core_test = 0;
         free(a), free(b), free(cc);
