@@ -1574,6 +1574,20 @@ static int bmm__cpu_rowseq(const bmm_plan *pl, const bmm__cpu_choice *c) {
          !bmm__cpu_small_shapes[c->kernel - first].k && bmm__cpu_core() == BMM__CORE_AMD19;
 }
 
+/* cpu_blocked asks for the next entry's A and B out of cache (1.2-1.65x at
+   24^3..96^3 on Zen 5). Not on AMD family 19h where an entry's A and B are
+   each a whole number of 4 KiB and 32 KiB at most together: 32^3 f32 / f64,
+   32x64x32, 64^3 f32 ran without it in 0.69-0.94 of the time on one thread
+   (32^3 0.80-0.92 on two), where 40^3, 48^3, 56^3, 96^3 f32 and 24^3, 48^3
+   f64 ran 1.03-1.29x slower without (Zen 4; bench/notes/cpu.md, "Blocked
+   prefetch on Zen 4"). Measured, not understood. */
+static int bmm__cpu_blk_pf_skip(const bmm_plan *pl, int sz) {
+  int64_t a, b;
+  if (pl->m > 4096 || pl->n > 4096 || pl->k > 4096) return 0; /* no overflow below */
+  a = pl->m * pl->k * sz, b = pl->k * pl->n * sz;
+  return bmm__cpu_core() == BMM__CORE_AMD19 && a % 4096 == 0 && b % 4096 == 0 && a + b <= 32768;
+}
+
 /* The units over the threads: in cache one contiguous share a thread; out of
    cache (a call of at least BMM_CPU_STREAM_BYTES) up to BMM__CPU_CHUNKS a
    thread of at least BMM__CPU_CHUNK_BYTES and a batch entry each, which the threads take in
@@ -1728,6 +1742,7 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   c.threads = pl->strategy == BMM_CPU_REF ? 1 : bmm__cpu_threads(pl, c.units);
   /* in cache the prefetches are instructions for nothing (6% of 32^3 f32) */
   c.prefetch = c.kernel == BMM__CPU_K_blocked && bmm__cpu_big(pl) && bmm__cpu_blk_in_place(pl, sz);
+  if (c.prefetch && bmm__cpu_blk_pf_skip(pl, sz)) c.prefetch = 0, c.pf_none = 1;
   /* f32's rows to a vector (16 or 8): one run (the range walks blocks in order) */
   if (pl->dtype == BMM_F32 && c.streams == 1 && bmm__cpu_small_dot(c.kernel))
     c.vrows = bmm__cpu_vrows(pl);
@@ -1927,6 +1942,11 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
                "BMM_CPU_STREAM_BYTES)",
                ch.prefetch,
                bmm__cpu_pf_source(ch.vrows, pl->dtype, bmm__cpu_pf_form(ch.kernel), ch.prefetch));
+    used = strlen(buf);
+  } else if (ch.pf_none && ch.kernel == BMM__CPU_K_blocked && used < len) {
+    snprintf(buf + used, len - used,
+             "; the next entry's A and B left to the hardware (AMD family 19h: A and B whole "
+             "4 KiB multiples, 32 KiB at most; the call moves >= BMM_CPU_STREAM_BYTES)");
     used = strlen(buf);
   } else if (ch.pf_none && used < len) {
     snprintf(buf + used, len - used,
