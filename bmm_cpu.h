@@ -3603,7 +3603,7 @@ BMM__INLINE void BMM__FN(small_axpy)(const bmm_plan *plan, const bmm__cpu_choice
    fully unrolled, share their first products, gcc 12 -O3 hoists them above
    the branch, and a product apart from its sum is not contracted into an
    FMA (as alpha*x, BMM__V16FMA). Fusing the row-at-a-time form by hand
-   cured the bits. */
+   cured the bits in a test build; without the branch it needs no cure. */
 #define BMM__SEQ(K) ((K) ? 0 : ch->rowseq)
 #if BMM__CPU_VEXT && BMM__CPU_NT
 #define BMM__SMALL_DEF_dot(M, N, K, SUFFIX)                                              \
