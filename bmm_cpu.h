@@ -1567,11 +1567,14 @@ static int bmm__cpu_small_prefetch(const bmm_plan *pl, const bmm__cpu_choice *c,
    list's run-time-k kernels only (BMM__SEQ): its constant-k ones stay as
    they are. */
 static int bmm__cpu_rowseq(const bmm_plan *pl, const bmm__cpu_choice *c) {
-  const int first = bmm__cpu_small_shapes[0].kernel;
-  const int count = (int)(sizeof bmm__cpu_small_shapes / sizeof bmm__cpu_small_shapes[0]);
-  return BMM__CPU_VEXT && c->prefetch > 0 && pl->dtype == BMM_F64 &&
-         bmm__cpu_small_dot(c->kernel) && c->kernel >= first && c->kernel < first + count &&
-         !bmm__cpu_small_shapes[c->kernel - first].k && bmm__cpu_core() == BMM__CORE_AMD19;
+  const bmm__cpu_shape *sh;
+  if (!BMM__CPU_VEXT || c->prefetch <= 0 || pl->dtype != BMM_F64 ||
+      !bmm__cpu_small_dot(c->kernel) || bmm__cpu_core() != BMM__CORE_AMD19)
+    return 0;
+  sh = bmm__cpu_shape_of(bmm__cpu_small_shapes,
+                         (int)(sizeof bmm__cpu_small_shapes / sizeof bmm__cpu_small_shapes[0]),
+                         c->kernel);
+  return sh && !sh->k;
 }
 
 /* cpu_blocked asks for the next entry's A and B out of cache (1.2-1.65x at

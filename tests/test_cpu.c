@@ -2836,9 +2836,8 @@ static void test_prefetch(void) {
               "%s %lldx%lldx%lld batch %lld on core %d: want %s: explain `%s`", bmm_dtype_name(d),
               (long long)c.m, (long long)c.n, (long long)c.k, (long long)c.batch, core,
               seq ? "A's rows one after another" : "A's rows side by side", why);
-        if (core == real || seq)
-          bmmx_fill(d, a, z.a, &seed), bmmx_fill(d, b, z.b, &seed), bmmx_fill(d, cc, z.c, &seed);
         if (core == real || seq) {
+          bmmx_fill(d, a, z.a, &seed), bmmx_fill(d, b, z.b, &seed), bmmx_fill(d, cc, z.c, &seed);
           CHECK(bmm_cpu(&p) == BMM_OK, "%s", bmm_last_error());
           CHECK(bmmx_check(&p, cc, 17) <= 1.0, "%s %lldx%lldx%lld batch %lld: wrong result",
                 bmm_dtype_name(d), (long long)c.m, (long long)c.n, (long long)c.k,
