@@ -994,13 +994,38 @@ static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz, int64_t rows) {
 typedef struct bmm__cpu_cut {
   int64_t h[2], cnt[2];
 } bmm__cpu_cut;
-static bmm__cpu_cut bmm__cpu_blk_cut(int64_t L, int64_t st, int prefetch) {
+BMM__INLINE bmm__cpu_cut bmm__cpu_blk_cut(int64_t L, int64_t st, int prefetch) {
   bmm__cpu_cut c;
   const int64_t rem = L > 0 ? L % st : 0, nblk = L > 0 ? bmm__ceil_div(L, st) : 0;
   c.h[0] = st, c.cnt[0] = L > 0 ? L / st : 0, c.h[1] = rem, c.cnt[1] = rem > 0;
   if (rem && 2 * rem < st && !prefetch) /* evenly: q + 1 rows, then q */
     c.h[0] = L / nblk + 1, c.cnt[0] = L % nblk, c.h[1] = L / nblk, c.cnt[1] = nblk - c.cnt[0];
   return c;
+}
+
+/* cpu_blocked's entries of these sizes (M, N, K), A, B and C packed row-major,
+   run by a copy of the in-place panels whose sizes and strides are
+   compile-time constants (BMM__FN(blk_fixed)), as LIBXSMM generates a kernel
+   per shape. The same tiles and sums, so the same bits. The run-time tiles
+   took 32^3 f32 in cache to 1.04-1.07x LIBXSMM's time; the copy runs it in
+   0.95-0.96 of theirs, 1 and 2 threads, and 32x64x32, 32^3 f64 in 0.95-0.98
+   (AMD family 19h; bench/notes/cpu.md, "Fixed sizes"). */
+#define BMM__CPU_BLK_SIZES(X) X(32, 32, 32) X(32, 64, 32) X(64, 64, 64)
+#define BMM__CPU_BLK_SIZE_ROW(M, N, K) {M, N, K},
+static const int bmm__cpu_blk_sizes[][3] = {BMM__CPU_BLK_SIZES(BMM__CPU_BLK_SIZE_ROW)};
+#undef BMM__CPU_BLK_SIZE_ROW
+/* 1 + the index of pl's size in BMM__CPU_BLK_SIZES where its A, B and C are
+   packed row-major, else 0 */
+static int bmm__cpu_blk_fixed(const bmm_plan *pl) {
+  int i;
+  if (pl->a.col_stride != 1 || pl->a.row_stride != pl->k || pl->b.col_stride != 1 ||
+      pl->b.row_stride != pl->n || pl->c.col_stride != 1 || pl->c.row_stride != pl->n)
+    return 0;
+  for (i = 0; i < (int)(sizeof bmm__cpu_blk_sizes / sizeof bmm__cpu_blk_sizes[0]); ++i)
+    if (pl->m == bmm__cpu_blk_sizes[i][0] && pl->n == bmm__cpu_blk_sizes[i][1] &&
+        pl->k == bmm__cpu_blk_sizes[i][2])
+      return i + 1;
+  return 0;
 }
 
 /* cpu_batch_simd: batch entries per work unit */
@@ -1092,6 +1117,8 @@ typedef struct bmm__cpu_choice {
   int rowseq;      /* cpu_small's dot kernels sum A's rows one after another
                       (bmm__cpu_rowseq), not side by side */
   int64_t rows;    /* cpu_blocked: rows of C per unit (bmm__cpu_blk_rows) */
+  int fixed;       /* cpu_blocked: whole entries of a size in BMM__CPU_BLK_SIZES
+                      (bmm__cpu_blk_fixed), nothing asked for ahead */
   int cview;       /* c_blocked: the blocked kernel runs the call's real view
                       (bmm__cpu_cview_plan) and packs B' from the complex B */
 } bmm__cpu_choice;
@@ -1671,6 +1698,7 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   c.fused = c.vrows = 0;
   c.prefetch = c.pf_none = c.rowseq = 0;
   c.rows = 0;
+  c.fixed = 0;
   c.cview = 0;
   c.streams = pl->rule.streams > 0 ? pl->rule.streams : BMM_CPU_STREAMS;
   if (pl->strategy == BMM_CPU_REF) {
@@ -1746,6 +1774,11 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   /* in cache the prefetches are instructions for nothing (6% of 32^3 f32) */
   c.prefetch = c.kernel == BMM__CPU_K_blocked && bmm__cpu_big(pl) && bmm__cpu_blk_in_place(pl, sz);
   if (c.prefetch && bmm__cpu_blk_pf_skip(pl, sz)) c.prefetch = 0, c.pf_none = 1;
+  /* whole entries in place (one row unit), nothing asked for ahead: a listed
+     size runs its own copy of the tiles */
+  if (c.kernel == BMM__CPU_K_blocked && !c.prefetch && bmm__cpu_blk_in_place(pl, sz) &&
+      pl->m <= c.rows)
+    c.fixed = bmm__cpu_blk_fixed(pl);
   /* f32's rows to a vector (16 or 8): one run (the range walks blocks in order) */
   if (pl->dtype == BMM_F32 && c.streams == 1 && bmm__cpu_small_dot(c.kernel))
     c.vrows = bmm__cpu_vrows(pl);
@@ -1911,6 +1944,14 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
              "; %s as f32: chunks of %lld entries converted (%s) into a per-thread buffer, "
              "C rounded once on store",
              bmm_dtype_name(pl->dtype), (long long)ch.chunk, path);
+    used = strlen(buf);
+  }
+  if (ch.fixed && used < len) {
+    const int *f = bmm__cpu_blk_sizes[ch.fixed - 1];
+    snprintf(buf + used, len - used,
+             "; entries of %dx%dx%d packed row-major: tiles compiled for that size (the same "
+             "bits as the run-time tiles)",
+             f[0], f[1], f[2]);
     used = strlen(buf);
   }
   if (ch.vrows && pl->dtype == BMM_F32 && used < len) {
@@ -4328,6 +4369,50 @@ BMM__INLINE void BMM__FN(blk_panels)(const bmm_plan *pl, const BMM__T *A, const 
   }
 }
 
+/* blk_panels on a whole entry of M x N x K, A, B and C packed row-major, every
+   size and stride a constant: rows cut as blk_panels' (no prefetch), h rows a
+   block by panel(), inlined, so that each tile is compiled for the size */
+BMM__INLINE void BMM__FN(blk_fixed_rows)(const BMM__T *A, const BMM__T *B, BMM__T *C, int nt,
+                                         BMM__FN(blk_dst) * d, const int h, const int64_t cnt,
+                                         const int N, const int K) {
+  enum { NR = 2 * BMM__CPU_VBYTES / (int)sizeof(BMM__T) };
+  const int64_t n4 = BMM__BLK_NV4 && N >= 2 * NR ? N / (2 * NR) : 0;
+  const int64_t n2 = (N - n4 * 2 * NR) / NR, j2 = n4 * 2 * NR, je = j2 + n2 * NR;
+  int64_t blk;
+  if (!cnt) return;
+  if (n4) BMM__FN(panel)(K, A, K, 1, B, N, cnt, n4, C, 0, nt, d, h, 4);
+  if (n2) BMM__FN(panel)(K, A, K, 1, B + j2, N, cnt, n2, C + j2, j2, nt, d, h, 2);
+  if (je < N)
+    for (blk = 0; blk < cnt; ++blk)
+      BMM__FN(blk_edge)(d->pl, A + blk * h * K, B, C + blk * h * N, h, je, nt);
+}
+BMM__INLINE void BMM__FN(blk_fixed)(const BMM__T *A, const BMM__T *B, BMM__T *C, int nt,
+                                    BMM__FN(blk_dst) * d, const int M, const int N, const int K) {
+  enum { NR = 2 * BMM__CPU_VBYTES / (int)sizeof(BMM__T) };
+#if BMM__BLK_NV4
+  const bmm__cpu_cut cut = bmm__cpu_blk_cut(M, N >= 2 * NR ? BMM__BLK_MR4 : BMM__BLK_MR, 0);
+#else
+  const bmm__cpu_cut cut = bmm__cpu_blk_cut(M, BMM__BLK_MR, 0);
+#endif
+  BMM__FN(blk_fixed_rows)(A, B, C, nt, d, (int)cut.h[0], cut.cnt[0], N, K);
+  BMM__FN(blk_fixed_rows)
+  (A + cut.h[0] * cut.cnt[0] * K, B, C + cut.h[0] * cut.cnt[0] * N, nt, d, (int)cut.h[1],
+   cut.cnt[1], N, K);
+}
+typedef void (*BMM__FN(blk_fixed_fn))(const BMM__T *A, const BMM__T *B, BMM__T *C, int nt,
+                                      BMM__FN(blk_dst) * d);
+#define BMM__BLK_FIXED_FN(M, N, K)                                                 \
+  static BMM__VEXT_ATTR void BMM__FN(blk_##M##x##N##x##K)(                         \
+      const BMM__T *A, const BMM__T *B, BMM__T *C, int nt, BMM__FN(blk_dst) * d) { \
+    BMM__FN(blk_fixed)(A, B, C, nt, d, M, N, K);                                   \
+  }
+BMM__CPU_BLK_SIZES(BMM__BLK_FIXED_FN)
+#undef BMM__BLK_FIXED_FN
+#define BMM__BLK_FIXED_ENTRY(M, N, K) BMM__FN(blk_##M##x##N##x##K),
+static const BMM__FN(blk_fixed_fn)
+    BMM__FN(blk_fixed_fns)[] = {BMM__CPU_BLK_SIZES(BMM__BLK_FIXED_ENTRY)};
+#undef BMM__BLK_FIXED_ENTRY
+
 /* kernel blocked (bmm__cpu_pick): units are (entry, column block, row block)
    triples (bmm__cpu_blk_units). With B packed and k > KC a unit holds its MB
    rows' sums over the KC blocks in scratch after the packed B and applies the
@@ -4382,6 +4467,16 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
       !(bp = (BMM__T *)malloc(sizeof(BMM__T) * NC *
                               (BMM__BLK_KC + (k > BMM__BLK_KC ? BMM__BLK_MH_ROWS : 0))));
   dst.pl = pl, dst.crs = crs;
+  if (ch->fixed) { /* whole entries of a size compiled for (bmm__cpu_blk_fixed) */
+    const BMM__FN(blk_fixed_fn) fn = BMM__FN(blk_fixed_fns)[ch->fixed - 1];
+    for (u = u0; u < u1; ++u) {
+      const BMM__T *A, *B;
+      BMM__T *C;
+      BMM__FN(ptrs)(pl, u, &A, &B, &C);
+      fn(A, B, C, nt, &dst);
+    }
+    return;
+  }
   if (in_place && nrb == 1 && ccs == 1 && !ch->prefetch) {
     /* whole entries (per = 1), nothing to ask for ahead, C's rows
        contiguous: an entry is a panel call or two from a loop that does

@@ -3569,6 +3569,65 @@ static void test_blocked_in_place_bits(void) {
   }
 }
 
+/* cpu_blocked's entries of the sizes in BMM__CPU_BLK_SIZES, packed row-major,
+   run tiles compiled for the size (bmm__cpu_blk_fixed): explain says so
+   wherever nothing is asked for ahead, and C is bit for bit the run-time
+   tiles' C of the same call with C's rows padded (which keeps the fixed
+   copy out). f32 and f64, plain and with alpha, beta and a bias, batch 3. */
+static void test_blocked_fixed_sizes(void) {
+  static const bmm_dtype dts[] = {BMM_F32, BMM_F64};
+  const int nsizes = (int)(sizeof bmm__cpu_blk_sizes / sizeof bmm__cpu_blk_sizes[0]);
+  int si, di, v;
+  for (si = 0; si < nsizes; ++si)
+    for (di = 0; di < 2; ++di)
+      for (v = 0; v < 2; ++v) {
+        const bmm_dtype dt = dts[di];
+        const int64_t m = bmm__cpu_blk_sizes[si][0], n = bmm__cpu_blk_sizes[si][1],
+                      k = bmm__cpu_blk_sizes[si][2], bt = 3, np = n + 1;
+        const size_t sz = bmm_dtype_size(dt);
+        char *a = malloc(sz * (size_t)(bt * m * k)), *b = malloc(sz * (size_t)(bt * k * n));
+        char *c = malloc(sz * (size_t)(bt * m * n)), *cp = malloc(sz * (size_t)(bt * m * np));
+        char *bias = malloc(sz * (size_t)n), why[2][2048];
+        uint64_t seed = 91 + (uint64_t)(si * 4 + di * 2 + v);
+        bmm_problem p, q;
+        int64_t e, i, bad = 0;
+        if (!CHECK(a && b && c && cp && bias, "allocation")) {
+          free(a), free(b), free(c), free(cp), free(bias);
+          continue;
+        }
+        bmmx_fill(dt, a, bt * m * k, &seed), bmmx_fill(dt, b, bt * k * n, &seed);
+        bmmx_fill(dt, c, bt * m * n, &seed), bmmx_fill(dt, bias, n, &seed);
+        for (e = 0; e < bt * m; ++e) /* the same C, rows n + 1 apart */
+          memcpy(cp + sz * (size_t)(e * np), c + sz * (size_t)(e * n), sz * (size_t)n);
+        p = bmm_problem_rowmajor(dt, bt, m, n, k, a, b, c);
+        p.strategy = BMM_CPU_BLOCKED;
+        if (v) p.alpha = 0.75, p.beta = -1.25, p.bias = bias;
+        q = p;
+        q.c.ptr = cp, q.c.row_stride = np, q.c.batch_stride[0] = m * np;
+        CHECK(bmm_cpu(&p) == BMM_OK && bmm_cpu(&q) == BMM_OK &&
+                  bmm_explain(&p, BMM_BACKEND_CPU, why[0], sizeof why[0]) == BMM_OK &&
+                  bmm_explain(&q, BMM_BACKEND_CPU, why[1], sizeof why[1]) == BMM_OK,
+              "%s %lldx%lldx%lld: %s", bmm_dtype_name(dt), (long long)m, (long long)n, (long long)k,
+              bmm_last_error());
+        /* the fixed copy where the next entry is not asked for (that path
+           has its own test, prefetch) */
+        CHECK(contains(why[0], "tiles compiled for that size") !=
+                  contains(why[0], "next entry's A and B prefetched"),
+              "%s %lldx%lldx%lld packed: want the fixed tiles: %s", bmm_dtype_name(dt),
+              (long long)m, (long long)n, (long long)k, why[0]);
+        CHECK(!contains(why[1], "tiles compiled for that size"),
+              "%s %lldx%lldx%lld, C's rows padded: want the run-time tiles: %s", bmm_dtype_name(dt),
+              (long long)m, (long long)n, (long long)k, why[1]);
+        for (e = 0; e < bt * m; ++e)
+          for (i = 0; i < n; ++i)
+            bad += memcmp(c + sz * (size_t)(e * n + i), cp + sz * (size_t)(e * np + i), sz) != 0;
+        CHECK(!bad, "%s %lldx%lldx%lld%s: %lld elements differ from the run-time tiles'",
+              bmm_dtype_name(dt), (long long)m, (long long)n, (long long)k,
+              v ? " (alpha, beta, bias)" : "", (long long)bad);
+        free(a), free(b), free(c), free(cp), free(bias);
+      }
+}
+
 /* A temporary file holding `size` bytes of `text`; its path in path[64]. */
 static void tmp_file(char *path, const char *text, size_t size) {
   FILE *f;
@@ -3972,6 +4031,7 @@ static void test_regress_unsupported_names(void) {
   X(regress_alpha_whole_sum)    \
   X(regress_blocked_held_rows)  \
   X(blocked_in_place_bits)      \
+  X(blocked_fixed_sizes)        \
   X(regress_table_nul)          \
   X(regress_rowmajor_overflow)  \
   X(regress_entry_point)        \
