@@ -15,7 +15,7 @@
    flops / FMA peak), both measured here first with the threads the kernels
    get: the bandwidth by bench/cpu_roofline.h's probe (several read streams,
    streaming stores, a grid of read shares; the demo uses the same), the FMA
-   peak as independent vector FMA chains (see bench_fma_peak). pct_roofline is
+   peak as independent vector FMA chains (bench/cpu_roofline.h, bmmx_fma_peak_f32). pct_roofline is
    that floor over the measured time; the row's calls and its probe's passes
    alternate, and both are medians (bmmx_roof_time). A row of at most 4x the
    last-level cache may stay in cache between calls: its percentage is
@@ -91,75 +91,6 @@ static double bench_read_bw(const uint64_t *src, size_t words, int streams) {
   /* every word is 1, so the sum counts the words read (and keeps the reads) */
   return sum == got ? (double)got / 7.0 * 8.0 / bmmx_median(t, 7) / 1e9 : 0.0;
 }
-
-/* GFLOP/s of independent FMA chains: 16 vectors of accumulators per thread
-   cover latency x throughput of two FMA pipes. With GCC vector extensions
-   (as the cpu_blocked tile uses) the vectors are BMM__CPU_VBYTES wide, the
-   widest the kernels use: the autovectoriser alone picks 16-byte vectors
-   under some -march=native tunings (znver1) and read half the peak. */
-#if BMM__CPU_VEXT
-/* ISO C mode does not contract a * x + y into an FMA; ask for it (gcc) */
-#if defined(__clang__)
-#define BENCH_FMA_ATTR
-#else
-#define BENCH_FMA_ATTR __attribute__((optimize("fp-contract=fast")))
-#endif
-#define BENCH_FMA_T(name, T) bmm__vec_##name
-#define BENCH_FMA_LANES(sz) (BMM__CPU_VBYTES / (sz))
-#define BENCH_FMA_STEP(name, a, x, y) ((a) * (x) + (y))
-#define BENCH_FMA_SUM(a, sz) bench_lanes_sum((const void *)&(a), sz)
-static double bench_lanes_sum(const void *v, int sz) {
-  double s = 0;
-  int i;
-  for (i = 0; i < BMM__CPU_VBYTES / sz; ++i)
-    s += sz == 4 ? (double)((const float *)v)[i] : ((const double *)v)[i];
-  return s;
-}
-#else
-#define BENCH_FMA_ATTR
-#define BENCH_FMA_T(name, T) T
-#define BENCH_FMA_LANES(sz) 1
-#define BENCH_FMA_STEP(name, a, x, y) BMM__FMA_##name(a, x, y)
-#define BENCH_FMA_SUM(a, sz) (double)(a)
-#endif
-#define BENCH_FMA_PEAK(E, name, T, sz, ...)                                                   \
-  static BENCH_FMA_ATTR double bench_fma_peak_##name(void) {                                  \
-    enum { NACC = BENCH_FMA_LANES(sz) > 1 ? 16 : 16 * 64 / sz };                              \
-    const long iters = 20000000L / (64 / sz);                                                 \
-    double t0 = bmmx_now_s(), sink = 0;                                                       \
-    int nt = 1;                                                                               \
-    BENCH_OMP_PARALLEL {                                                                      \
-      BENCH_FMA_T(name, T) acc[NACC], x = {0}, y = {0};                                       \
-      long it;                                                                                \
-      int v;                                                                                  \
-      x += (T)0.999999, y += (T)1e-7; /* a scalar broadcasts to every lane */                 \
-      for (v = 0; v < NACC; ++v)                                                              \
-        acc[v] = x * (T)v;                                                                    \
-      for (it = 0; it < iters; ++it) {                                                        \
-        for (v = 0; v < NACC; ++v)                                                            \
-          acc[v] = BENCH_FMA_STEP(name, acc[v], x, y);                                        \
-      }                                                                                       \
-      for (v = 1; v < NACC; ++v)                                                              \
-        acc[0] += acc[v];                                                                     \
-      BENCH_OMP_CRITICAL {                                                                    \
-        sink += BENCH_FMA_SUM(acc[0], sz);                                                    \
-        nt = BENCH_NT;                                                                        \
-      }                                                                                       \
-    }                                                                                         \
-    if (sink == 42.0) fprintf(stderr, " ");                                                   \
-    return 2.0 * NACC * BENCH_FMA_LANES(sz) * (double)iters * nt / (bmmx_now_s() - t0) / 1e9; \
-  }
-#ifdef _OPENMP
-#define BENCH_OMP_PARALLEL _Pragma("omp parallel")
-#define BENCH_OMP_CRITICAL _Pragma("omp critical")
-#define BENCH_NT omp_get_num_threads()
-#else
-#define BENCH_OMP_PARALLEL
-#define BENCH_OMP_CRITICAL
-#define BENCH_NT 1
-#endif
-BENCH_FMA_PEAK(F32, f32, float, 4, float)
-BENCH_FMA_PEAK(F64, f64, double, 8, double)
 
 /* ---- the self-check ----------------------------------------------------- */
 
@@ -337,7 +268,7 @@ int main(int argc, char **argv) {
      f16 and bf16 compute in f32 (bmm_cpu.h, "converted dtypes"), complex
      counts real operations (bmmx_flops) at the peak of its part */
   {
-    const double p32 = bench_fma_peak_f32(), p64 = bench_fma_peak_f64();
+    const double p32 = bmmx_fma_peak_f32(), p64 = bmmx_fma_peak_f64();
     for (i = 0; i < BMM_DTYPE_COUNT; ++i)
       peak[i] = bmmx_acc_f64((bmm_dtype)i) ? p64 : p32;
   }

@@ -17,12 +17,21 @@
      dimensions. A bias (x@w+b) is added per entry right after the kernel,
      while that entry's C is in cache (LIBXSMM 1.17 has no bias epilogue).
    Each result is checked against the long-double reference (97 sampled
-   entries) before timing. Timed calls alternate (bmm, LIBXSMM, LIBXSMM-pf)
-   --reps times (default 9); each figure is a median. Small calls repeat
-   inside one timed sample until it lasts about 2 ms.
-   Prints (table on stderr, CSV on stdout) bmm / LIBXSMM time per row and
-   the geometric mean and worst per regime x threads: < 1 means bmm is
-   faster. Exit status 1 when a result is wrong.
+   entries) before timing. Timed calls alternate (bmm, LIBXSMM, LIBXSMM-pf,
+   then the other way round) --reps times (default 9); each figure is a
+   median. Small calls repeat inside one timed sample until it lasts about
+   2 ms.
+   Prints (table on stderr, CSV on stdout) bmm / LIBXSMM time per row (the
+   ratio of the medians), the spread of that ratio (the median of the
+   per-sample ratios against the faster form and its ~95% interval,
+   bmmx_median_interval) and a verdict: `faster` or `slower` where the
+   interval lies wholly below or above 1, `tie` where it holds 1: the
+   machine's noise, not a difference this run can tell. Compute-bound rows
+   show each side's GFLOP/s as a % of the FMA peak measured at the start with
+   the same threads (bench/cpu_roofline.h): two codes at 99% of the peak
+   have nothing left between them. Then per regime x threads: the geometric
+   mean, the worst row, how many rows are over 1 and of those how many the
+   interval calls slower. Exit status 1 when a result is wrong.
 
    Build: `ninja build/bench_cpu_peers` (finds LIBXSMM through pkg-config,
    else builds a stub that says how to install it); `ninja bench-cpu-xsmm`
@@ -136,7 +145,7 @@ static double time_sample(int who, const bmm_problem *p, const peer_xsmm *x, int
 
 typedef struct peer_stats {
   double log_sum;
-  int count;
+  int count, over, slower, faster;
   double worst;
   char worst_row[80];
 } peer_stats;
@@ -147,6 +156,7 @@ int main(int argc, char **argv) {
   int reps = 9, i, n, failed = 0, nt_all = bmmx_max_threads(), regime, ti;
   static bmmx_case cases[512];
   peer_stats stats[2][2];
+  double peak[2][2], cover; /* [1 thread / all][f32 / f64] */
   char err[256];
   memset(stats, 0, sizeof stats);
   for (i = 1; i < argc; ++i) {
@@ -177,13 +187,29 @@ int main(int argc, char **argv) {
     return 2;
   }
   libxsmm_init();
+  /* the FMA peak of f32 and f64 at 1 and at all threads: what a
+     compute-bound row can reach */
+  for (ti = 0; ti < 2; ++ti) {
+    bmmx_set_threads(ti == 0 ? 1 : nt_all);
+    peak[ti][0] = bmmx_fma_peak_f32(), peak[ti][1] = bmmx_fma_peak_f64();
+  }
+  {
+    double v[PEER_MAX_REPS], lo, hi, med;
+    for (i = 0; i < reps; ++i)
+      v[i] = i;
+    cover = bmmx_median_interval(v, reps, &med, &lo, &hi);
+  }
   fprintf(stderr,
           "bench_cpu_peers: bmm %s vs LIBXSMM %s (target %s), 1 and %d threads, in cache "
-          "(%.1f MB) and out of cache (%.0f MB), median of %d alternated samples\n",
-          BMM_VERSION, LIBXSMM_VERSION, libxsmm_get_target_arch(), nt_all, cache_mb, dram_mb, reps);
-  fprintf(stderr, "%-22s %-4s %-6s %3s %9s %-14s %10s %10s %10s %7s\n", "name", "dt", "regime",
-          "thr", "batch", "m,n,k", "bmm ms", "xsmm ms", "xsmm-pf ms", "ratio");
-  printf("name,dtype,layout,regime,threads,batch,m,n,k,bmm_ms,xsmm_ms,xsmm_pf_ms,ratio\n");
+          "(%.1f MB) and out of cache (%.0f MB), median of %d alternated samples (ratio "
+          "interval %.1f%%); FMA peak GFLOP/s f32 %.0f / %.0f, f64 %.0f / %.0f (1 / %d threads)\n",
+          BMM_VERSION, LIBXSMM_VERSION, libxsmm_get_target_arch(), nt_all, cache_mb, dram_mb, reps,
+          100 * cover, peak[0][0], peak[1][0], peak[0][1], peak[1][1], nt_all);
+  fprintf(stderr, "%-22s %-4s %-6s %3s %9s %-14s %10s %10s %10s %7s %-11s %-7s %5s %5s\n", "name",
+          "dt", "regime", "thr", "batch", "m,n,k", "bmm ms", "xsmm ms", "xsmm-pf ms", "ratio",
+          "interval", "verdict", "bmm%pk", "xsmm%pk");
+  printf("name,dtype,layout,regime,threads,batch,m,n,k,bmm_ms,xsmm_ms,xsmm_pf_ms,ratio,ratio_lo,"
+         "ratio_hi,verdict,bmm_pct_peak,xsmm_pct_peak\n");
   for (i = 0; i < n; ++i) {
     const bmmx_case *row = &cases[i];
     int shared_b = row->layout == BMMX_SHARED_B_BIAS;
@@ -192,7 +218,7 @@ int main(int argc, char **argv) {
     if (row->layout != BMMX_ROWMAJOR && !shared_b) {
       fprintf(stderr, "%-22s %-4s n/a: layout %s (LIBXSMM takes rowmajor and shared B)\n",
               row->name, bmm_dtype_name(row->dtype), bmmx_layout_name(row->layout));
-      printf("%s,%s,%s,n/a,,,,,,,,,\n", row->name, bmm_dtype_name(row->dtype),
+      printf("%s,%s,%s,n/a,,,,,,,,,,,,,,\n", row->name, bmm_dtype_name(row->dtype),
              bmmx_layout_name(row->layout));
       continue;
     }
@@ -233,6 +259,8 @@ int main(int argc, char **argv) {
       for (ti = 0; ok && ti < 2; ++ti) {
         int threads = ti == 0 ? 1 : nt_all, who, r, inner = 1;
         double t[3][PEER_MAX_REPS], med[3], ratio, best, worst_err = 0;
+        double pr[PEER_MAX_REPS], pmed, lo, hi, pk, fl = bmmx_flops(&cs);
+        const char *verdict;
         if (ti == 1 && nt_all == 1) break;
         /* check each form once (C poisoned before), which also warms up */
         for (who = 0; who < 3; ++who) {
@@ -265,29 +293,41 @@ int main(int argc, char **argv) {
           while (inner < 4096 && one * inner < 2e-3)
             inner *= 2;
         }
-        for (r = 0; r < reps; ++r)
+        for (r = 0; r < reps; ++r) /* ABC, CBA, ...: none always first */
           for (who = 0; who < 3; ++who)
-            t[who][r] = time_sample(who, &p, &x, threads, inner);
+            t[r & 1 ? 2 - who : who][r] =
+                time_sample(r & 1 ? 2 - who : who, &p, &x, threads, inner);
         for (who = 0; who < 3; ++who)
           med[who] = bmmx_median(t[who], reps);
-        best = med[1] < med[2] ? med[1] : med[2];
+        who = med[1] < med[2] ? 1 : 2; /* the faster form, by its median */
+        best = med[who];
         ratio = med[0] / best;
+        for (r = 0; r < reps; ++r)
+          pr[r] = t[0][r] / t[who][r];
+        bmmx_median_interval(pr, reps, &pmed, &lo, &hi);
+        verdict = lo > 1 ? "slower" : hi < 1 ? "faster" : "tie";
+        pk = peak[ti][cs.dtype == BMM_F64] * 1e9;
         {
           peer_stats *st = &stats[regime][ti];
           st->log_sum += log(ratio), ++st->count;
+          st->over += ratio > 1, st->slower += lo > 1, st->faster += hi < 1;
           if (ratio > st->worst) {
             st->worst = ratio;
             snprintf(st->worst_row, sizeof st->worst_row, "%s %s", cs.name,
                      bmm_dtype_name(cs.dtype));
           }
         }
-        fprintf(stderr, "%-22s %-4s %-6s %3d %9lld %-14s %10.4f %10.4f %10.4f %7.2f\n", cs.name,
-                bmm_dtype_name(cs.dtype), regime ? "dram" : "cache", threads, (long long)cs.batch,
-                shape, med[0] * 1e3, med[1] * 1e3, med[2] * 1e3, ratio);
-        printf("%s,%s,%s,%s,%d,%lld,%lld,%lld,%lld,%.5f,%.5f,%.5f,%.3f\n", cs.name,
-               bmm_dtype_name(cs.dtype), bmmx_layout_name(cs.layout), regime ? "dram" : "cache",
-               threads, (long long)cs.batch, (long long)cs.m, (long long)cs.n, (long long)cs.k,
-               med[0] * 1e3, med[1] * 1e3, med[2] * 1e3, ratio);
+        fprintf(stderr,
+                "%-22s %-4s %-6s %3d %9lld %-14s %10.4f %10.4f %10.4f %7.2f %5.3f-%5.3f %-7s %5.1f "
+                "%5.1f\n",
+                cs.name, bmm_dtype_name(cs.dtype), regime ? "dram" : "cache", threads,
+                (long long)cs.batch, shape, med[0] * 1e3, med[1] * 1e3, med[2] * 1e3, ratio, lo, hi,
+                verdict, 100 * fl / med[0] / pk, 100 * fl / best / pk);
+        printf("%s,%s,%s,%s,%d,%lld,%lld,%lld,%lld,%.5f,%.5f,%.5f,%.3f,%.3f,%.3f,%s,%.1f,%.1f\n",
+               cs.name, bmm_dtype_name(cs.dtype), bmmx_layout_name(cs.layout),
+               regime ? "dram" : "cache", threads, (long long)cs.batch, (long long)cs.m,
+               (long long)cs.n, (long long)cs.k, med[0] * 1e3, med[1] * 1e3, med[2] * 1e3, ratio,
+               lo, hi, verdict, 100 * fl / med[0] / pk, 100 * fl / best / pk);
         fflush(stdout);
       }
       free(a), free(b), free(c), free(bias);
@@ -298,9 +338,12 @@ int main(int argc, char **argv) {
     for (ti = 0; ti < 2; ++ti) {
       const peer_stats *st = &stats[regime][ti];
       if (st->count == 0) continue;
-      fprintf(stderr, "  %-5s %2d thread%s: geomean %.2f over %d rows, worst %.2f (%s)\n",
+      fprintf(stderr,
+              "  %-5s %2d thread%s: geomean %.2f over %d rows, worst %.2f (%s); %d over 1, "
+              "%d slower and %d faster by the interval\n",
               regime ? "dram" : "cache", ti == 0 ? 1 : nt_all, ti == 0 ? " " : "s",
-              exp(st->log_sum / st->count), st->count, st->worst, st->worst_row);
+              exp(st->log_sum / st->count), st->count, st->worst, st->worst_row, st->over,
+              st->slower, st->faster);
     }
   libxsmm_finalize();
   return failed;

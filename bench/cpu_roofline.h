@@ -433,4 +433,112 @@ static inline void bmmx_roof_print_best(FILE *f, const bmmx_roofline *r) {
   bmmx__roof_print(f, r, r->best);
 }
 
+#ifdef BMM__CPU_VEXT /* bmm_cpu.h's implementation is in this file */
+/* ---- the FMA peak ---------------------------------------------------------
+   GFLOP/s of independent FMA chains, with the threads of an OpenMP region
+   (set them first): 16 vectors of accumulators per thread
+   cover latency x throughput of two FMA pipes. With GCC vector extensions
+   (as the cpu_blocked tile uses) the vectors are BMM__CPU_VBYTES wide, the
+   widest the kernels use: the autovectoriser alone picks 16-byte vectors
+   under some -march=native tunings (znver1) and read half the peak. */
+#if BMM__CPU_VEXT
+/* ISO C mode does not contract a * x + y into an FMA; ask for it (gcc) */
+#if defined(__clang__)
+#define BMMX__FMA_ATTR
+#else
+#define BMMX__FMA_ATTR __attribute__((optimize("fp-contract=fast")))
+#endif
+#define BMMX__FMA_T(name, T) bmm__vec_##name
+#define BMMX__FMA_LANES(sz) (BMM__CPU_VBYTES / (sz))
+#define BMMX__FMA_STEP(name, a, x, y) ((a) * (x) + (y))
+#define BMMX__FMA_SUM(a, sz) bmmx__fma_lanes_sum((const void *)&(a), sz)
+static inline double bmmx__fma_lanes_sum(const void *v, int sz) {
+  double s = 0;
+  int i;
+  for (i = 0; i < BMM__CPU_VBYTES / sz; ++i)
+    s += sz == 4 ? (double)((const float *)v)[i] : ((const double *)v)[i];
+  return s;
+}
+#else
+#define BMMX__FMA_ATTR
+#define BMMX__FMA_T(name, T) T
+#define BMMX__FMA_LANES(sz) 1
+#define BMMX__FMA_STEP(name, a, x, y) BMM__FMA_##name(a, x, y)
+#define BMMX__FMA_SUM(a, sz) (double)(a)
+#endif
+#define BMMX__FMA_PEAK(E, name, T, sz, ...)                                                   \
+  static inline BMMX__FMA_ATTR double bmmx__fma_once_##name(void) {                           \
+    enum { NACC = BMMX__FMA_LANES(sz) > 1 ? 16 : 16 * 64 / sz };                              \
+    const long iters = 20000000L / (64 / sz);                                                 \
+    double t0 = bmmx_now_s(), sink = 0;                                                       \
+    int nt = 1;                                                                               \
+    BMMX__FMA_OMP_PARALLEL {                                                                  \
+      BMMX__FMA_T(name, T) acc[NACC], x = {0}, y = {0};                                       \
+      long it;                                                                                \
+      int v;                                                                                  \
+      x += (T)0.999999, y += (T)1e-7; /* a scalar broadcasts to every lane */                 \
+      for (v = 0; v < NACC; ++v)                                                              \
+        acc[v] = x * (T)v;                                                                    \
+      for (it = 0; it < iters; ++it) {                                                        \
+        for (v = 0; v < NACC; ++v)                                                            \
+          acc[v] = BMMX__FMA_STEP(name, acc[v], x, y);                                        \
+      }                                                                                       \
+      for (v = 1; v < NACC; ++v)                                                              \
+        acc[0] += acc[v];                                                                     \
+      BMMX__FMA_OMP_CRITICAL {                                                                \
+        sink += BMMX__FMA_SUM(acc[0], sz);                                                    \
+        nt = BMMX__FMA_NT;                                                                    \
+      }                                                                                       \
+    }                                                                                         \
+    if (sink == 42.0) fprintf(stderr, " ");                                                   \
+    return 2.0 * NACC * BMMX__FMA_LANES(sz) * (double)iters * nt / (bmmx_now_s() - t0) / 1e9; \
+  }                                                                                           \
+  /* the best of 7: a shared VM's neighbours only ever slow it (a single probe                \
+     of 221 GFLOP/s at 2 threads, f32, under rows later timed at 227; Zen 4) */               \
+  static inline double bmmx_fma_peak_##name(void) {                                           \
+    double best = 0, g;                                                                       \
+    int r;                                                                                    \
+    for (r = 0; r < 7; ++r)                                                                   \
+      if ((g = bmmx__fma_once_##name()) > best) best = g;                                     \
+    return best;                                                                              \
+  }
+#ifdef _OPENMP
+#define BMMX__FMA_OMP_PARALLEL _Pragma("omp parallel")
+#define BMMX__FMA_OMP_CRITICAL _Pragma("omp critical")
+#define BMMX__FMA_NT omp_get_num_threads()
+#else
+#define BMMX__FMA_OMP_PARALLEL
+#define BMMX__FMA_OMP_CRITICAL
+#define BMMX__FMA_NT 1
+#endif
+BMMX__FMA_PEAK(F32, f32, float, 4, float)
+BMMX__FMA_PEAK(F64, f64, double, 8, double)
+#endif
+
+/* ---- two timings' ratio, and its spread --------------------------------
+   Samples of two codes alternated on a shared machine: the median of the
+   per-sample ratios and a distribution-free interval for it, the j-th
+   smallest and j-th largest ratio with j the largest that keeps the
+   interval's coverage >= 95% (binomial(n, 1/2) order statistics: n = 7 gives
+   min..max at 98.4%, n = 9 the 2nd..8th at 96.1%, n = 15 the 4th..12th at
+   96.5%; under 6 samples min..max, below 95%). Sorts v. Returns the
+   coverage. */
+static inline double bmmx_median_interval(double *v, int n, double *med, double *lo, double *hi) {
+  double p = 1, below = 0, cover;
+  int i, j = 1;
+  qsort(v, (size_t)n, sizeof *v, bmmx__cmp_double);
+  *med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  for (i = 0; i < n; ++i)
+    p *= 0.5;                          /* P(X = 0) */
+  cover = 1 - 2 * p;                   /* j = 1: min..max */
+  for (i = 0; 2 * (i + 1) <= n; ++i) { /* j = i + 1 <= n / 2 */
+    below += p;                        /* P(X <= i) */
+    if (1 - 2 * below < 0.95) break;
+    j = i + 1, cover = 1 - 2 * below;
+    p *= (double)(n - i) / (double)(i + 1); /* P(X = i + 1) */
+  }
+  *lo = v[j - 1], *hi = v[n - j];
+  return cover;
+}
+
 #endif

@@ -3,7 +3,10 @@
    bandwidth; a row between two mixes gets the larger of the two. The grid's
    bandwidths here are made up (no probe runs), in no order, so that neither
    neighbour wins by position. The seed's 3 x 1 x K rows read 4K / (4K + 3) of
-   their bytes: K = 3, 6 and 12 sit on the grid's 4:1, 8:1 and 16:1. */
+   their bytes: K = 3, 6 and 12 sit on the grid's 4:1, 8:1 and 16:1. Also
+   bmmx_median_interval, the spread bench_cpu_peers gives its ratios: the
+   order statistics and coverage of the binomial(n, 1/2) interval, against
+   the binomial computed here from its counts. */
 #define _POSIX_C_SOURCE 200809L
 #ifndef BMMX_IMPL_LINKED /* else tests/bmm_impl.c's object holds it */
 #define BMM_IMPLEMENTATION
@@ -21,6 +24,52 @@ static int mix_index(int r, int w) {
   for (m = 0; m < BMMX_ROOF_NMIX; ++m)
     if (bmmx__roof_mix_r[m] == r && bmmx__roof_mix_w[m] == w) return m;
   return -1;
+}
+
+/* P(X <= i), X ~ binomial(n, 1/2), from the counts C(n, j) summed */
+static double binom_below(int n, int i) {
+  double c = 1, sum = 0, all = 0;
+  int j;
+  for (j = 0; j <= n; ++j) {
+    if (j <= i) sum += c;
+    all += c;
+    c = c * (double)(n - j) / (double)(j + 1);
+  }
+  return sum / all;
+}
+
+/* n samples shuffled (the helper sorts them): the median, the j-th smallest
+   and largest with j the largest whose coverage is >= 95% (1 under 6
+   samples), and that coverage */
+static void check_median_interval(void) {
+  int n, i;
+  for (n = 1; n <= 41; ++n) {
+    double v[41], med, lo, hi, cover, want_cover;
+    int j = 1;
+    while (2 * (j + 1) <= n && 1 - 2 * binom_below(n, j) >= 0.95)
+      ++j;
+    want_cover = 1 - 2 * binom_below(n, j - 1);
+    for (i = 0; i < n; ++i)
+      v[i] = 10.0 + (double)(i % 2 ? i - 1 : (i + 1 < n ? i + 1 : i)); /* pairs swapped */
+    cover = bmmx_median_interval(v, n, &med, &lo, &hi);
+    CHECK(med == 10.0 + (n - 1) / 2.0, "n = %d: median %g, want %g", n, med, 10.0 + (n - 1) / 2.0);
+    CHECK(lo == 10.0 + (j - 1) && hi == 10.0 + (n - j), "n = %d: interval %g..%g, want %g..%g", n,
+          lo, hi, 10.0 + (j - 1), 10.0 + (n - j));
+    CHECK(fabs(cover - want_cover) < 1e-12, "n = %d: coverage %.6f, want %.6f", n, cover,
+          want_cover);
+  }
+  { /* the figures the header states */
+    double v[15], med, lo, hi;
+    for (i = 0; i < 15; ++i)
+      v[i] = i + 1;
+    CHECK(fabs(bmmx_median_interval(v, 7, &med, &lo, &hi) - 0.984375) < 1e-12 && lo == 1 && hi == 7,
+          "n = 7: min..max at 98.4%%");
+    CHECK(fabs(bmmx_median_interval(v, 9, &med, &lo, &hi) - (1 - 20.0 / 512)) < 1e-12 && lo == 2 &&
+              hi == 8,
+          "n = 9: 2nd..8th at 96.1%%");
+    CHECK(bmmx_median_interval(v, 15, &med, &lo, &hi) > 0.96 && lo == 4 && hi == 12,
+          "n = 15: 4th..12th");
+  }
 }
 
 int main(void) {
@@ -76,5 +125,6 @@ int main(void) {
     }
   CHECK(mix_index(4, 1) >= 0 && mix_index(8, 1) >= 0 && mix_index(16, 1) >= 0,
         "the grid lost a seed mix");
+  check_median_interval();
   return bmmx_summary();
 }
