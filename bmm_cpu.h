@@ -1494,9 +1494,12 @@ static int64_t bmm__cpu_cvt_entry_floats(const bmm_plan *pl) {
   if (pl->use_ab && !bmm__cpu_cvt_shared_b(pl) && !bmm__add(r, pl->k * pl->n, &r)) return INT64_MAX;
   return r;
 }
+/* entries of no elements (m = 0: only explain picks for an empty problem)
+   go one to a chunk: a chunk of the whole batch made the pick's strides
+   k * batch, past int64 (the fuzzer: k = 1089, batch 2^62) */
 static int64_t bmm__cpu_cvt_chunk(const bmm_plan *pl) {
   const int64_t per = bmm__cpu_cvt_entry_floats(pl), nb = pl->batch > 0 ? pl->batch : 1;
-  const int64_t e = per > 0 ? BMM__CPU_CVT_FLOATS / per : nb;
+  const int64_t e = per > 0 ? BMM__CPU_CVT_FLOATS / per : 1;
   return e < 1 ? 1 : e > nb ? nb : e;
 }
 /* The f32 plan of a chunk of cnt entries packed at a, b, c, bias (NULL in
