@@ -26,10 +26,10 @@
    per-sample ratios against the faster form and its ~95% interval,
    bmmx_median_interval) and a verdict: `faster` or `slower` where the
    interval lies wholly below or above 1, `tie` where it holds 1: the
-   machine's noise, not a difference this run can tell. Compute-bound rows
-   show each side's GFLOP/s as a % of the FMA peak measured at the start with
-   the same threads (bench/cpu_roofline.h): two codes at 99% of the peak
-   have nothing left between them. Then per regime x threads: the geometric
+   machine's noise, not a difference this run can tell. Each side's GFLOP/s
+   as a % of the FMA peak measured at the start with the same threads
+   (bench/cpu_roofline.h; it says something on compute-bound rows): two codes
+   at 99% of the peak have nothing left between them. Then per regime x threads: the geometric
    mean, the worst row, how many rows are over 1 and of those how many the
    interval calls slower. Exit status 1 when a result is wrong.
 
@@ -193,12 +193,7 @@ int main(int argc, char **argv) {
     bmmx_set_threads(ti == 0 ? 1 : nt_all);
     peak[ti][0] = bmmx_fma_peak_f32(), peak[ti][1] = bmmx_fma_peak_f64();
   }
-  {
-    double v[PEER_MAX_REPS], lo, hi, med;
-    for (i = 0; i < reps; ++i)
-      v[i] = i;
-    cover = bmmx_median_interval(v, reps, &med, &lo, &hi);
-  }
+  bmmx_interval_rank(reps, &cover);
   fprintf(stderr,
           "bench_cpu_peers: bmm %s vs LIBXSMM %s (target %s), 1 and %d threads, in cache "
           "(%.1f MB) and out of cache (%.0f MB), median of %d alternated samples (ratio "
@@ -294,9 +289,10 @@ int main(int argc, char **argv) {
             inner *= 2;
         }
         for (r = 0; r < reps; ++r) /* ABC, CBA, ...: none always first */
-          for (who = 0; who < 3; ++who)
-            t[r & 1 ? 2 - who : who][r] =
-                time_sample(r & 1 ? 2 - who : who, &p, &x, threads, inner);
+          for (who = 0; who < 3; ++who) {
+            const int w = r & 1 ? 2 - who : who;
+            t[w][r] = time_sample(w, &p, &x, threads, inner);
+          }
         for (who = 0; who < 3; ++who)
           med[who] = bmmx_median(t[who], reps);
         who = med[1] < med[2] ? 1 : 2; /* the faster form, by its median */

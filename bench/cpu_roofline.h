@@ -436,8 +436,8 @@ static inline void bmmx_roof_print_best(FILE *f, const bmmx_roofline *r) {
 #ifdef BMM__CPU_VEXT /* bmm_cpu.h's implementation is in this file */
 /* ---- the FMA peak ---------------------------------------------------------
    GFLOP/s of independent FMA chains, with the threads of an OpenMP region
-   (set them first): 16 vectors of accumulators per thread
-   cover latency x throughput of two FMA pipes. With GCC vector extensions
+   (set them first): 16 vectors of accumulators per thread cover latency x
+   throughput of two FMA pipes. With GCC vector extensions
    (as the cpu_blocked tile uses) the vectors are BMM__CPU_VBYTES wide, the
    widest the kernels use: the autovectoriser alone picks 16-byte vectors
    under some -march=native tunings (znver1) and read half the peak. */
@@ -521,22 +521,28 @@ BMMX__FMA_PEAK(F64, f64, double, 8, double)
    smallest and j-th largest ratio with j the largest that keeps the
    interval's coverage >= 95% (binomial(n, 1/2) order statistics: n = 7 gives
    min..max at 98.4%, n = 9 the 2nd..8th at 96.1%, n = 15 the 4th..12th at
-   96.5%; under 6 samples min..max, below 95%). Sorts v. Returns the
-   coverage. */
-static inline double bmmx_median_interval(double *v, int n, double *med, double *lo, double *hi) {
-  double p = 1, below = 0, cover;
+   96.5%; under 6 samples min..max, below 95%). bmmx_interval_rank: that j
+   for n samples, and its coverage in *cover. */
+static inline int bmmx_interval_rank(int n, double *cover) {
+  double p = 1, below = 0;
   int i, j = 1;
-  qsort(v, (size_t)n, sizeof *v, bmmx__cmp_double);
-  *med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
   for (i = 0; i < n; ++i)
     p *= 0.5;                          /* P(X = 0) */
-  cover = 1 - 2 * p;                   /* j = 1: min..max */
+  *cover = 1 - 2 * p;                  /* j = 1: min..max */
   for (i = 0; 2 * (i + 1) <= n; ++i) { /* j = i + 1 <= n / 2 */
     below += p;                        /* P(X <= i) */
     if (1 - 2 * below < 0.95) break;
-    j = i + 1, cover = 1 - 2 * below;
+    j = i + 1, *cover = 1 - 2 * below;
     p *= (double)(n - i) / (double)(i + 1); /* P(X = i + 1) */
   }
+  return j;
+}
+/* The median of v (sorted in place, bmmx_median) and the interval's ends;
+   returns its coverage. */
+static inline double bmmx_median_interval(double *v, int n, double *med, double *lo, double *hi) {
+  double cover;
+  const int j = bmmx_interval_rank(n, &cover);
+  *med = bmmx_median(v, n);
   *lo = v[j - 1], *hi = v[n - j];
   return cover;
 }
