@@ -671,7 +671,9 @@ static void bmm__cpu_vcol_idx(__m512i *idx, __mmask32 *hi, int q, int bf16, int6
 #if defined(__GNUC__)
 #define BMM__CPU_PREFETCH 1
 #define BMM__PREFETCH(p) __builtin_prefetch(p)
+#define BMM__PREFETCH_L2(p) __builtin_prefetch(p, 0, 2) /* prefetcht1: to L2, not L1 */
 #else
+#define BMM__PREFETCH_L2(p) ((void)(p))
 #define BMM__CPU_PREFETCH 0 /* no portable way to ask */
 #define BMM__PREFETCH(p) ((void)(p))
 #endif
@@ -970,14 +972,21 @@ static int64_t bmm__cpu_blk_rows(const bmm_plan *pl, int sz, int threads) {
   return pl->k > BMM__BLK_KC && rows > BMM__BLK_MH ? BMM__BLK_MH : rows;
 }
 /* cpu_blocked's next entry: ask for the lines of a (na bytes) and b (nb)
-   from *pa and *pb up to the fraction f of each */
+   from *pa and *pb up to the fraction f of each; l2 (bmm__cpu_choice.pf_l2):
+   into L2 only */
+BMM__INLINE void bmm__cpu_pf_line(const char *p, int l2) {
+  if (l2) /* a constant where inlined: one form of the loops below */
+    BMM__PREFETCH_L2(p);
+  else
+    BMM__PREFETCH(p);
+}
 BMM__INLINE void bmm__cpu_pf_part(const char *a, int64_t *pa, int64_t na, const char *b,
-                                  int64_t *pb, int64_t nb, double f) {
+                                  int64_t *pb, int64_t nb, double f, int l2) {
   const int64_t ea = (int64_t)(f * (double)na), eb = (int64_t)(f * (double)nb);
   for (; *pa < ea; *pa += 64)
-    BMM__PREFETCH(a + *pa);
+    bmm__cpu_pf_line(a + *pa, l2);
   for (; *pb < eb; *pb += 64)
-    BMM__PREFETCH(b + *pb);
+    bmm__cpu_pf_line(b + *pb, l2);
 }
 static int64_t bmm__cpu_blk_units(const bmm_plan *pl, int sz, int64_t rows) {
   return bmm__ceil_div(pl->m, rows) * bmm__cpu_blk_cblocks(pl, sz);
@@ -1114,6 +1123,7 @@ typedef struct bmm__cpu_choice {
                       (bmm__cpu_pf_bytes) */
   int pf_none;     /* out of cache, a fixed-size kernel's A and B left to the hardware
                       prefetchers: the distance for this call is 0 (explain) */
+  int pf_l2;       /* cpu_blocked's prefetch into L2 only (bmm__cpu_blk_pf_l2) */
   int rowseq;      /* cpu_small's dot kernels sum A's rows one after another
                       (bmm__cpu_rowseq), not side by side */
   int64_t rows;    /* cpu_blocked: rows of C per unit (bmm__cpu_blk_rows) */
@@ -1607,13 +1617,26 @@ static int bmm__cpu_rowseq(const bmm_plan *pl, const bmm__cpu_choice *c) {
   return sh && !sh->k;
 }
 
+/* cpu_blocked's next entry into L2 (prefetcht1) rather than L1: f64 on AMD
+   family 19h, where 128^3 ran in 0.92-0.94 of the time of the L1 form, 64^3
+   in 0.92-1.00, 48^3 and 256^3 in 0.96-1.03 (four A/B runs, 1 and 2
+   threads, 256 MB calls, same bits); f32 128^3 ran 1.01-1.07x slower with
+   it, so f32 keeps L1 (Zen 4; bench/notes/cpu.md, "into L2 for f64"). */
+static int bmm__cpu_blk_pf_l2(const bmm_plan *pl) {
+  return pl->dtype == BMM_F64 && bmm__cpu_core() == BMM__CORE_AMD19;
+}
+
 /* cpu_blocked asks for the next entry's A and B out of cache (1.2-1.65x at
    24^3..96^3 on Zen 5). Not on AMD family 19h where an entry's A and B are
    each a whole number of 4 KiB and 32 KiB at most together: 32^3 f32 / f64,
    32x64x32, 64^3 f32 ran without it in 0.69-0.94 of the time on one thread
    (32^3 0.80-0.92 on two), where 40^3, 48^3, 56^3, 96^3 f32 and 24^3, 48^3
    f64 ran 1.03-1.29x slower without (Zen 4; bench/notes/cpu.md, "Blocked
-   prefetch on Zen 4"). Measured, not understood. */
+   prefetch on Zen 4"). Measured, not understood. Asked for into L2 instead
+   (2026-12-02), tiny and 32^3 still ran 1.03-1.15x slower with it; 64^3
+   f32 ran in 0.82-1.02 of the time with the prefetch in ten A/B runs, but
+   the suite against LIBXSMM read 1.00-1.15x with and without it: on the
+   list until a run says more (bench/notes/cpu.md, "into L2 for f64"). */
 static int bmm__cpu_blk_pf_skip(const bmm_plan *pl, int sz) {
   int64_t a, b;
   if (pl->m > 4096 || pl->n > 4096 || pl->k > 4096) return 0; /* no overflow below */
@@ -1685,7 +1708,7 @@ static bmm__cpu_choice bmm__cpu_pick(const bmm_plan *pl) {
     c.vrows = 0; /* the f32 kernel's own (small k): not on converted chunks */
     c.units = bmm__ceil_div(pl->batch, e);
     c.threads = bmm__cpu_threads(pl, c.units);
-    c.stream = c.prefetch = c.pf_none = 0; /* the chunks stay in cache */
+    c.stream = c.prefetch = c.pf_none = c.pf_l2 = 0; /* the chunks stay in cache */
     return c;
   }
   return bmm__cpu_pick_native(pl);
@@ -1699,7 +1722,7 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   c.pin = NULL;
   c.chunk = 0;
   c.fused = c.vrows = 0;
-  c.prefetch = c.pf_none = c.rowseq = 0;
+  c.prefetch = c.pf_none = c.pf_l2 = c.rowseq = 0;
   c.rows = 0;
   c.fixed = 0;
   c.cview = 0;
@@ -1777,6 +1800,7 @@ static bmm__cpu_choice bmm__cpu_pick_native(const bmm_plan *pl) {
   /* in cache the prefetches are instructions for nothing (6% of 32^3 f32) */
   c.prefetch = c.kernel == BMM__CPU_K_blocked && bmm__cpu_big(pl) && bmm__cpu_blk_in_place(pl, sz);
   if (c.prefetch && bmm__cpu_blk_pf_skip(pl, sz)) c.prefetch = 0, c.pf_none = 1;
+  c.pf_l2 = c.prefetch && bmm__cpu_blk_pf_l2(pl);
   /* whole entries in place (one row unit), nothing asked for ahead: a listed
      size runs its own copy of the tiles */
   if (c.kernel == BMM__CPU_K_blocked && !c.prefetch && bmm__cpu_blk_in_place(pl, sz) &&
@@ -1982,7 +2006,8 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
   if (ch.prefetch && used < len) {
     if (ch.kernel == BMM__CPU_K_blocked)
       snprintf(buf + used, len - used,
-               "; the next entry's A and B prefetched (the call moves >= BMM_CPU_STREAM_BYTES)");
+               "; the next entry's A and B prefetched%s (the call moves >= BMM_CPU_STREAM_BYTES)",
+               ch.pf_l2 ? " into L2 (prefetcht1: f64 on AMD family 19h)" : "");
     else
       snprintf(buf + used, len - used,
                "; A and B prefetched %d bytes ahead (%s; the call moves >= "
@@ -2348,7 +2373,7 @@ static void BMM__FN(convert)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
     const int64_t b0 = u * E, cnt = pl->batch - b0 < E ? pl->batch - b0 : E;
     const bmm_plan q = bmm__cpu_cvt_plan(pl, cnt, fa, fb, fc, fbias);
     bmm__cpu_choice c = bmm__cpu_pick_native(&q);
-    c.stream = c.prefetch = 0; /* the chunk is to stay in cache */
+    c.stream = c.prefetch = c.pf_l2 = 0; /* the chunk is to stay in cache */
     BMM__FN(cvt_operand)(pl, &pl->a, 0, b0, cnt, m, k, fa, inner, 1);
     if (!shared) BMM__FN(cvt_operand)(pl, &pl->b, 1, b0, cnt, k, n, fb, inner, 1);
     if (pl->read_c) BMM__FN(cvt_operand)(pl, &pl->c, 2, b0, cnt, m, n, fc, inner, 1);
@@ -4554,7 +4579,8 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
           if (na + nb) /* this tile's part of the unit's share */
             bmm__cpu_pf_part(an, &pa, na, bn, &pb, nb,
                              ((double)(r * nblk + blk) + (double)(jr + NR) / (double)n) /
-                                 (double)(per * nblk));
+                                 (double)(per * nblk),
+                             ch->pf_l2);
 #if BMM__BLK_NV4
           if (nv4 && jr + 2 * NR <= n) { /* 4 vectors wide */
             BMM__FN(tiles4)
@@ -4575,7 +4601,7 @@ static void BMM__FN(blocked)(const bmm_plan *pl, const bmm__cpu_choice *ch, int6
         }
         if (na + nb) /* the rest of the block's part */
           bmm__cpu_pf_part(an, &pa, na, bn, &pb, nb,
-                           (double)(r * nblk + blk + 1) / (double)(per * nblk));
+                           (double)(r * nblk + blk + 1) / (double)(per * nblk), ch->pf_l2);
         if (jr < n) BMM__FN(blk_edge)(pl, A + ir * ars, B, C + ir * crs, h, jr, nt);
       }
       continue;

@@ -26,12 +26,20 @@
    per-sample ratios against the faster form and its ~95% interval,
    bmmx_median_interval) and a verdict: `faster` or `slower` where the
    interval lies wholly below or above 1, `tie` where it holds 1: the
-   machine's noise, not a difference this run can tell. Each side's GFLOP/s
-   as a % of the FMA peak measured at the start with the same threads
-   (bench/cpu_roofline.h; it says something on compute-bound rows): two codes
-   at 99% of the peak have nothing left between them. Then per regime x threads: the geometric
-   mean, the worst row, how many rows are over 1 and of those how many the
-   interval calls slower. Exit status 1 when a result is wrong.
+   machine's noise, not a difference this run can tell. Each side's time
+   against the row's floor, the longer of two (bench/cpu_roofline.h, both
+   measured with the row's threads): its FLOPs at the FMA peak (the best of
+   a probe run after each of the row's samples; `F`) and, out of cache, its minimal bytes at the
+   bandwidth this machine sustains for its mix of reads and writes (`M`; probed between the row's
+   samples, as bench_cpu does: a shared VM's bandwidth moves within minutes). In cache only the FMA
+   floor is known (no cache-bandwidth probe), a loose one for memory-bound shapes. And the row's
+   bound: the floor (or bmm's time where it beat the floor) over LIBXSMM's, the ratio a code at 100%
+   of the floor would reach. Two codes at 99% of the floor have nothing left between them, and where
+   LIBXSMM is at 90% no code can do better than 0.9 against it. Then per
+   regime x threads: the geometric mean of the ratio and of the bound (what
+   the target can be held to on this machine), the worst row, how many rows
+   are over 1 and of those how many the interval calls slower. Exit status 1
+   when a result is wrong.
 
    Build: `ninja build/bench_cpu_peers` (finds LIBXSMM through pkg-config,
    else builds a stub that says how to install it); `ninja bench-cpu-xsmm`
@@ -144,7 +152,7 @@ static double time_sample(int who, const bmm_problem *p, const peer_xsmm *x, int
 }
 
 typedef struct peer_stats {
-  double log_sum;
+  double log_sum, log_bound;
   int count, over, slower, faster;
   double worst;
   char worst_row[80];
@@ -157,6 +165,7 @@ int main(int argc, char **argv) {
   static bmmx_case cases[512];
   peer_stats stats[2][2];
   double peak[2][2], cover; /* [1 thread / all][f32 / f64] */
+  bmmx_roofline roof[2];    /* [1 thread / all] */
   char err[256];
   memset(stats, 0, sizeof stats);
   for (i = 1; i < argc; ++i) {
@@ -192,19 +201,34 @@ int main(int argc, char **argv) {
   for (ti = 0; ti < 2; ++ti) {
     bmmx_set_threads(ti == 0 ? 1 : nt_all);
     peak[ti][0] = bmmx_fma_peak_f32(), peak[ti][1] = bmmx_fma_peak_f64();
+    /* the memory floor's probe, with these threads (~5-35 s each) */
+    if (!bmmx_roofline_measure(&roof[ti])) {
+      fprintf(stderr, "bench_cpu_peers: out of memory for the bandwidth probe\n");
+      return 2;
+    }
+    if (nt_all == 1) { /* one probe serves both */
+      roof[1] = roof[0];
+      peak[1][0] = peak[0][0], peak[1][1] = peak[0][1];
+      break;
+    }
   }
   bmmx_interval_rank(reps, &cover);
-  fprintf(stderr,
-          "bench_cpu_peers: bmm %s vs LIBXSMM %s (target %s), 1 and %d threads, in cache "
-          "(%.1f MB) and out of cache (%.0f MB), median of %d alternated samples (ratio "
-          "interval %.1f%%); FMA peak GFLOP/s f32 %.0f / %.0f, f64 %.0f / %.0f (1 / %d threads)\n",
-          BMM_VERSION, LIBXSMM_VERSION, libxsmm_get_target_arch(), nt_all, cache_mb, dram_mb, reps,
-          100 * cover, peak[0][0], peak[1][0], peak[0][1], peak[1][1], nt_all);
-  fprintf(stderr, "%-22s %-4s %-6s %3s %9s %-14s %10s %10s %10s %7s %-11s %-7s %5s %5s\n", "name",
-          "dt", "regime", "thr", "batch", "m,n,k", "bmm ms", "xsmm ms", "xsmm-pf ms", "ratio",
-          "interval", "verdict", "bmm%pk", "xsmm%pk");
+  fprintf(
+      stderr,
+      "bench_cpu_peers: bmm %s vs LIBXSMM %s (target %s), 1 and %d threads, in cache "
+      "(%.1f MB) and out of cache (%.0f MB), median of %d alternated samples (ratio "
+      "interval %.1f%%); FMA peak GFLOP/s at the start f32 %.0f / %.0f, f64 %.0f / %.0f (1 / %d "
+      "threads; each row is held to its own probes' best)\n",
+      BMM_VERSION, LIBXSMM_VERSION, libxsmm_get_target_arch(), nt_all, cache_mb, dram_mb, reps,
+      100 * cover, peak[0][0], peak[1][0], peak[0][1], peak[1][1], nt_all);
+  for (ti = 0; ti < 2 && !(ti == 1 && nt_all == 1); ++ti) /* at the start: rows' probes move it */
+    bmmx_roof_print(stderr, &roof[ti]);
+  fprintf(stderr, "%-22s %-4s %-6s %3s %9s %-14s %10s %10s %10s %7s %-11s %-7s %10s %6s %7s %5s\n",
+          "name", "dt", "regime", "thr", "batch", "m,n,k", "bmm ms", "xsmm ms", "xsmm-pf ms",
+          "ratio", "interval", "verdict", "floor ms", "bmm%fl", "xsmm%fl", "bound");
   printf("name,dtype,layout,regime,threads,batch,m,n,k,bmm_ms,xsmm_ms,xsmm_pf_ms,ratio,ratio_lo,"
-         "ratio_hi,verdict,bmm_pct_peak,xsmm_pct_peak\n");
+         "ratio_hi,verdict,bmm_pct_peak,xsmm_pct_peak,floor_ms,floor_by,bmm_pct_floor,"
+         "xsmm_pct_floor,bound\n");
   for (i = 0; i < n; ++i) {
     const bmmx_case *row = &cases[i];
     int shared_b = row->layout == BMMX_SHARED_B_BIAS;
@@ -213,7 +237,7 @@ int main(int argc, char **argv) {
     if (row->layout != BMMX_ROWMAJOR && !shared_b) {
       fprintf(stderr, "%-22s %-4s n/a: layout %s (LIBXSMM takes rowmajor and shared B)\n",
               row->name, bmm_dtype_name(row->dtype), bmmx_layout_name(row->layout));
-      printf("%s,%s,%s,n/a,,,,,,,,,,,,,,\n", row->name, bmm_dtype_name(row->dtype),
+      printf("%s,%s,%s,n/a,,,,,,,,,,,,,,,,,,,\n", row->name, bmm_dtype_name(row->dtype),
              bmmx_layout_name(row->layout));
       continue;
     }
@@ -254,8 +278,10 @@ int main(int argc, char **argv) {
       for (ti = 0; ok && ti < 2; ++ti) {
         int threads = ti == 0 ? 1 : nt_all, who, r, inner = 1;
         double t[3][PEER_MAX_REPS], med[3], ratio, best, worst_err = 0;
-        double pr[PEER_MAX_REPS], pmed, lo, hi, pk, fl = bmmx_flops(&cs);
+        double pr[PEER_MAX_REPS], pmed, lo, hi, pk, fl = bmmx_flops(&cs), floor_s, mem_s, bound;
+        double fma_best = 0;
         const char *verdict;
+        bmmx_roof_track tr;
         if (ti == 1 && nt_all == 1) break;
         /* check each form once (C poisoned before), which also warms up */
         for (who = 0; who < 3; ++who) {
@@ -288,11 +314,22 @@ int main(int argc, char **argv) {
           while (inner < 4096 && one * inner < 2e-3)
             inner *= 2;
         }
-        for (r = 0; r < reps; ++r) /* ABC, CBA, ...: none always first */
+        /* the memory floor out of cache only: a 2 MB row's DRAM floor means
+           nothing (bmmx_roof_cached) */
+        bmmx_roof_track_begin(&roof[ti], &cs, &tr);
+        if (regime == 0) tr.probe = 0;
+        for (r = 0; r < reps; ++r) { /* ABC, CBA, ...: none always first */
           for (who = 0; who < 3; ++who) {
             const int w = r & 1 ? 2 - who : who;
             t[w][r] = time_sample(w, &p, &x, threads, inner);
           }
+          bmmx_set_threads(threads);
+          bmmx_roof_track_pass(&roof[ti], &tr);
+          { /* the FMA peak of these seconds, its best: noise only slows it */
+            const double g = bmmx_fma_once(cs.dtype);
+            if (g > fma_best) fma_best = g;
+          }
+        }
         for (who = 0; who < 3; ++who)
           med[who] = bmmx_median(t[who], reps);
         who = med[1] < med[2] ? 1 : 2; /* the faster form, by its median */
@@ -302,10 +339,17 @@ int main(int argc, char **argv) {
           pr[r] = t[0][r] / t[who][r];
         bmmx_median_interval(pr, reps, &pmed, &lo, &hi);
         verdict = lo > 1 ? "slower" : hi < 1 ? "faster" : "tie";
-        pk = peak[ti][cs.dtype == BMM_F64] * 1e9;
+        pk = fma_best * 1e9;
+        mem_s = tr.probe ? (tr.rd + tr.wr) / (bmmx_roof_track_end(&roof[ti], &tr) * 1e9) : 0;
+        floor_s = fl / pk > mem_s ? fl / pk : mem_s;
+        /* where a code beat the floor (the probe's shortfall in a noisy
+           phase), its time is what the row can reach */
+        bound = (floor_s < med[0] ? floor_s : med[0]) / best;
+        if (bound > 1) bound = 1;
         {
           peer_stats *st = &stats[regime][ti];
           st->log_sum += log(ratio), ++st->count;
+          st->log_bound += log(bound);
           st->over += ratio > 1, st->slower += lo > 1, st->faster += hi < 1;
           if (ratio > st->worst) {
             st->worst = ratio;
@@ -314,33 +358,40 @@ int main(int argc, char **argv) {
           }
         }
         fprintf(stderr,
-                "%-22s %-4s %-6s %3d %9lld %-14s %10.4f %10.4f %10.4f %7.2f %5.3f-%5.3f %-7s %5.1f "
-                "%5.1f\n",
+                "%-22s %-4s %-6s %3d %9lld %-14s %10.4f %10.4f %10.4f %7.2f %5.3f-%5.3f %-7s "
+                "%8.4f %c %6.1f %7.1f %5.2f\n",
                 cs.name, bmm_dtype_name(cs.dtype), regime ? "dram" : "cache", threads,
                 (long long)cs.batch, shape, med[0] * 1e3, med[1] * 1e3, med[2] * 1e3, ratio, lo, hi,
-                verdict, 100 * fl / med[0] / pk, 100 * fl / best / pk);
-        printf("%s,%s,%s,%s,%d,%lld,%lld,%lld,%lld,%.5f,%.5f,%.5f,%.3f,%.3f,%.3f,%s,%.1f,%.1f\n",
+                verdict, floor_s * 1e3, floor_s > mem_s ? 'F' : 'M', 100 * floor_s / med[0],
+                100 * floor_s / best, bound);
+        printf("%s,%s,%s,%s,%d,%lld,%lld,%lld,%lld,%.5f,%.5f,%.5f,%.3f,%.3f,%.3f,%s,%.1f,%.1f,%.5f,"
+               "%s,%.1f,%.1f,%.3f\n",
                cs.name, bmm_dtype_name(cs.dtype), bmmx_layout_name(cs.layout),
                regime ? "dram" : "cache", threads, (long long)cs.batch, (long long)cs.m,
                (long long)cs.n, (long long)cs.k, med[0] * 1e3, med[1] * 1e3, med[2] * 1e3, ratio,
-               lo, hi, verdict, 100 * fl / med[0] / pk, 100 * fl / best / pk);
+               lo, hi, verdict, 100 * fl / med[0] / pk, 100 * fl / best / pk, floor_s * 1e3,
+               floor_s > mem_s ? "fma" : "memory", 100 * floor_s / med[0], 100 * floor_s / best,
+               bound);
         fflush(stdout);
       }
       free(a), free(b), free(c), free(bias);
     }
   }
-  fprintf(stderr, "bmm / LIBXSMM time (the faster LIBXSMM form per row; < 1: bmm faster):\n");
+  fprintf(stderr, "bmm / LIBXSMM time (the faster LIBXSMM form per row; < 1: bmm faster), and the "
+                  "bound (the floor, or a faster time where one beat it, over LIBXSMM's):\n");
   for (regime = 0; regime < 2; ++regime)
     for (ti = 0; ti < 2; ++ti) {
       const peer_stats *st = &stats[regime][ti];
       if (st->count == 0) continue;
       fprintf(stderr,
-              "  %-5s %2d thread%s: geomean %.2f over %d rows, worst %.2f (%s); %d over 1, "
-              "%d slower and %d faster by the interval\n",
+              "  %-5s %2d thread%s: geomean %.2f (bound %.2f) over %d rows, worst %.2f (%s); %d "
+              "over 1, %d slower and %d faster by the interval\n",
               regime ? "dram" : "cache", ti == 0 ? 1 : nt_all, ti == 0 ? " " : "s",
-              exp(st->log_sum / st->count), st->count, st->worst, st->worst_row, st->over,
-              st->slower, st->faster);
+              exp(st->log_sum / st->count), exp(st->log_bound / st->count), st->count, st->worst,
+              st->worst_row, st->over, st->slower, st->faster);
     }
   libxsmm_finalize();
+  bmmx_roofline_release(&roof[0]);
+  if (nt_all > 1) bmmx_roofline_release(&roof[1]);
   return failed;
 }

@@ -373,45 +373,84 @@ static inline int bmmx_roof_cached(const bmmx_roofline *r, double bytes) {
 /* bmmx_roof_time's fn for a bmm_cpu call: ctx is the bmm_problem */
 static inline void bmmx_roof_call_cpu(void *ctx) { bmm_cpu((const bmm_problem *)ctx); }
 
+/* A row's floor tracked over its own timed calls (bmmx_roof_time, and
+   bench_cpu_peers, whose samples alternate three codes): after the i-th
+   call, one pass of each of the two grid mixes around the row's read share,
+   in their two best configurations by turns (rows small enough to stay in
+   cache are not probed: their floor is not DRAM's). */
+#define BMMX_ROOF_TRACK_MAX 64
+typedef struct bmmx_roof_track {
+  int m;     /* the upper of the two mixes (bmmx__roof_upper) */
+  int probe; /* passes run: the row cannot stay in cache and buffers are kept */
+  int n;     /* passes so far */
+  double rd, wr;
+  double g[2][2][BMMX_ROOF_TRACK_MAX / 2]; /* [mix][configuration][pass] GB/s */
+} bmmx_roof_track;
+
+static inline void bmmx_roof_track_begin(const bmmx_roofline *r, const bmmx_case *c,
+                                         bmmx_roof_track *t) {
+  double f;
+  memset(t, 0, sizeof *t);
+  bmmx_case_rw(c, 0, &t->rd, &t->wr);
+  f = t->rd + t->wr > 0 ? t->rd / (t->rd + t->wr) : 1;
+  t->m = bmmx__roof_upper(r, f);
+  t->probe = r->src && !bmmx_roof_cached(r, t->rd + t->wr);
+}
+
+/* one pass of each mix, after the row's next call */
+static inline void bmmx_roof_track_pass(const bmmx_roofline *r, bmmx_roof_track *t) {
+  const int i = t->n;
+  int j;
+  if (!t->probe || i >= BMMX_ROOF_TRACK_MAX) return;
+  for (j = 0; j < 2; ++j)
+    t->g[j][i % 2][i / 2] = bmmx__roof_run(r, t->m - 1 + j, r->cfg[t->m - 1 + j][i % 2], i);
+  t->n = i + 1;
+}
+
+/* The two mixes' latest figures (r->gbps, what bmmx_roof_gbps and
+   bmmx_roof_seconds read) become the median of their better
+   configuration's passes; returns the row's floor in GB/s. */
+static inline double bmmx_roof_track_end(bmmx_roofline *r, const bmmx_roof_track *t) {
+  int j, k;
+  for (j = 0; t->probe && t->n > 0 && j < 2; ++j) {
+    double x = 0, v[BMMX_ROOF_TRACK_MAX / 2];
+    for (k = 0; k < 2 && k < t->n; ++k) {
+      const int cnt = (t->n - k + 1) / 2;
+      double y;
+      memcpy(v, t->g[j][k], (size_t)cnt * sizeof *v); /* bmmx_median sorts */
+      y = bmmx_median(v, cnt);
+      if (y > x) x = y;
+    }
+    r->gbps[t->m - 1 + j] = x;
+    if (x > r->best[t->m - 1 + j]) r->best[t->m - 1 + j] = x;
+  }
+  return bmmx_roof_gbps(r, t->rd, t->wr);
+}
+
 /* Time a row and its floor in turn: `reps` calls of fn(ctx), each followed
-   (rows that cannot stay in cache) by one pass of each of the two grid mixes
-   around the row's read share, in their two best configurations by turns.
-   *sec is the median call; the two mixes' latest figures (r->gbps, what
-   bmmx_roof_gbps and bmmx_roof_seconds read) become the median of their
-   better configuration's passes. The row and its floor are medians of the
-   same seconds (the floor the better of two): on a shared VM whose
-   bandwidth moves by 1.5x within minutes, the median of a row's calls
-   against the best of twelve probe passes taken after them read 57-133%
-   from one minute to the next for the same kernel (Zen 5 VM, 2026-11-26,
-   f16 3x1x48..56), bench/notes/cpu.md. Returns the row's floor in GB/s. */
+   by the floor's passes (bmmx_roof_track). *sec is the median call. The
+   row and its floor are medians of the same seconds (the floor the better
+   of two configurations): on a shared VM whose bandwidth moves by 1.5x
+   within minutes, the median of a row's calls against the best of twelve
+   probe passes taken after them read 57-133% from one minute to the next
+   for the same kernel (Zen 5 VM, 2026-11-26, f16 3x1x48..56),
+   bench/notes/cpu.md. Returns the row's floor in GB/s. */
 static inline double bmmx_roof_time(bmmx_roofline *r, const bmmx_case *c, void (*fn)(void *),
                                     void *ctx, int reps, double *sec) {
-  double t[64], g[2][2][32], rd, wr, f;
-  int i, m, j, k, probe;
-  if (reps > 64) reps = 64;
+  double t[BMMX_ROOF_TRACK_MAX];
+  bmmx_roof_track tr;
+  int i;
+  if (reps > BMMX_ROOF_TRACK_MAX) reps = BMMX_ROOF_TRACK_MAX;
   if (reps < 1) reps = 1;
-  bmmx_case_rw(c, 0, &rd, &wr);
-  f = rd + wr > 0 ? rd / (rd + wr) : 1;
-  m = bmmx__roof_upper(r, f);
-  probe = r->src && !bmmx_roof_cached(r, rd + wr);
+  bmmx_roof_track_begin(r, c, &tr);
   for (i = 0; i < reps; ++i) {
     double t0 = bmmx_now_s();
     fn(ctx);
     t[i] = bmmx_now_s() - t0;
-    for (j = 0; probe && j < 2; ++j) /* the mix's two configurations in turn */
-      g[j][i % 2][i / 2] = bmmx__roof_run(r, m - 1 + j, r->cfg[m - 1 + j][i % 2], i);
+    bmmx_roof_track_pass(r, &tr);
   }
   *sec = bmmx_median(t, reps);
-  for (j = 0; probe && j < 2; ++j) { /* the better configuration's median */
-    double x = 0;
-    for (k = 0; k < 2 && k < reps; ++k) {
-      double y = bmmx_median(g[j][k], (reps - k + 1) / 2);
-      if (y > x) x = y;
-    }
-    r->gbps[m - 1 + j] = x;
-    if (x > r->best[m - 1 + j]) r->best[m - 1 + j] = x;
-  }
-  return bmmx_roof_gbps(r, rd, wr);
+  return bmmx_roof_track_end(r, &tr);
 }
 
 /* The latest probe of each mix (bmmx_roof_print) or the best of all
@@ -513,6 +552,13 @@ static inline double bmmx__fma_lanes_sum(const void *v, int sz) {
 #endif
 BMMX__FMA_PEAK(F32, f32, float, 4, float)
 BMMX__FMA_PEAK(F64, f64, double, 8, double)
+/* One probe run (5-11 ms on one Zen 4 core) of f64's chains for BMM_F64,
+   else f32's: what a benchmark runs between a row's samples, whose best is
+   the row's peak (the VM lends fewer cores now and then: a start-up probe
+   at 2 threads read one core's 117 GFLOP/s, 2026-12-02). */
+static inline double bmmx_fma_once(bmm_dtype dt) {
+  return dt == BMM_F64 ? bmmx__fma_once_f64() : bmmx__fma_once_f32();
+}
 #endif
 
 /* ---- two timings' ratio, and its spread --------------------------------

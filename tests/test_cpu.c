@@ -2806,6 +2806,11 @@ static void test_prefetch(void) {
               : asks ? "want none: distance 0"
                      : "within cache size",
               why);
+        /* and into L2 where f64 on AMD family 19h (bmm__cpu_blk_pf_l2) */
+        CHECK(!(blocked && want) ||
+                  contains(why, "prefetched into L2") == (core == BMM__CORE_AMD19 && d == BMM_F64),
+              "%s %lldx%lldx%lld on core %d: the prefetch's level, explain `%s`", bmm_dtype_name(d),
+              (long long)c.m, (long long)c.n, (long long)c.k, core, why);
         CHECK(contains(why, blocked ? "next entry's A and B left to the hardware"
                                     : "A and B left to the hardware prefetchers") == none,
               "%s %lldx%lldx%lld on core %d: explain `%s`", bmm_dtype_name(d), (long long)c.m,

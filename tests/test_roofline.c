@@ -72,6 +72,50 @@ static void check_median_interval(void) {
   }
 }
 
+/* bmmx_roof_track_end: each of the two mixes takes the better of its two
+   configurations' medians over the passes it ran (passes alternate them),
+   and its best figure so far never falls; rows that ran no passes leave the
+   figures alone. */
+static void check_track(const bmmx_roofline *grid) {
+  int n, j, i;
+  for (n = 0; n <= 9; ++n) {
+    bmmx_roofline r = *grid;
+    bmmx_roof_track t;
+    double want[2], before[2], got;
+    memset(&t, 0, sizeof t);
+    t.m = 6, t.probe = 1, t.n = n, t.rd = 2e9, t.wr = 1e9; /* read share 2/3: mixes 5 and 6 */
+    for (j = 0; j < 2; ++j) {
+      double v[2][BMMX_ROOF_TRACK_MAX / 2];
+      int cnt[2] = {0, 0}, k;
+      for (i = 0; i < n; ++i) { /* configuration i % 2, distinct made-up figures */
+        t.g[j][i % 2][i / 2] = 10.0 + (double)((i * 7 + j * 3) % 11);
+        v[i % 2][cnt[i % 2]++] = t.g[j][i % 2][i / 2];
+      }
+      want[j] = 0;
+      for (k = 0; k < 2; ++k)
+        if (cnt[k] > 0) {
+          const double med = bmmx_median(v[k], cnt[k]);
+          if (med > want[j]) want[j] = med;
+        }
+      before[j] = r.gbps[t.m - 1 + j];
+      r.best[t.m - 1 + j] = 15.0;
+    }
+    got = bmmx_roof_track_end(&r, &t);
+    for (j = 0; j < 2; ++j) {
+      const double w = n > 0 ? want[j] : before[j];
+      CHECK(r.gbps[t.m - 1 + j] == w, "track, %d passes: mix %d at %.2f GB/s, want %.2f", n,
+            t.m - 1 + j, r.gbps[t.m - 1 + j], w);
+      CHECK(r.best[t.m - 1 + j] == (n > 0 && want[j] > 15.0 ? want[j] : 15.0),
+            "track, %d passes: mix %d's best %.2f", n, t.m - 1 + j, r.best[t.m - 1 + j]);
+    }
+    CHECK(got == bmmx_roof_gbps(&r, t.rd, t.wr), "track, %d passes: returns the row's floor", n);
+    t.probe = 0; /* a cached row: nothing moves */
+    r.gbps[t.m] = 99;
+    bmmx_roof_track_end(&r, &t);
+    CHECK(r.gbps[t.m] == 99, "track without passes moved a mix");
+  }
+}
+
 int main(void) {
   bmmx_roofline r;
   int m, k, d;
@@ -126,5 +170,6 @@ int main(void) {
   CHECK(mix_index(4, 1) >= 0 && mix_index(8, 1) >= 0 && mix_index(16, 1) >= 0,
         "the grid lost a seed mix");
   check_median_interval();
+  check_track(&r);
   return bmmx_summary();
 }
