@@ -673,9 +673,9 @@ static void bmm__cpu_vcol_idx(__m512i *idx, __mmask32 *hi, int q, int bf16, int6
 #define BMM__PREFETCH(p) __builtin_prefetch(p)
 #define BMM__PREFETCH_L2(p) __builtin_prefetch(p, 0, 2) /* prefetcht1: to L2, not L1 */
 #else
-#define BMM__PREFETCH_L2(p) ((void)(p))
 #define BMM__CPU_PREFETCH 0 /* no portable way to ask */
 #define BMM__PREFETCH(p) ((void)(p))
+#define BMM__PREFETCH_L2(p) ((void)(p))
 #endif
 /* Which core this is: the run-time questions about the CPU are the prefetch
    distance below and how far f32's 16-rows path reaches (bmm__cpu_vk_kmax).

@@ -323,8 +323,7 @@ int main(int argc, char **argv) {
             const int w = r & 1 ? 2 - who : who;
             t[w][r] = time_sample(w, &p, &x, threads, inner);
           }
-          bmmx_set_threads(threads);
-          bmmx_roof_track_pass(&roof[ti], &tr);
+          bmmx_roof_track_pass(&roof[ti], &tr); /* time_sample left `threads` set */
           { /* the FMA peak of these seconds, its best: noise only slows it */
             const double g = bmmx_fma_once(cs.dtype);
             if (g > fma_best) fma_best = g;
