@@ -217,26 +217,27 @@ typedef struct bmm_c128 {
     BMM_CLAIM_CONJ, "batch groups staged per warp, synchronised by __syncwarp only")
 
 /* X(ENUM, message) */
-#define BMM_STATUSES(X)                                               \
-  X(OK, "success")                                                    \
-  X(NULL_POINTER, "a pointer that the problem needs is NULL")         \
-  X(BAD_DTYPE, "dtype unset or unknown")                              \
-  X(BAD_STRATEGY, "strategy unknown, or not the entry point's")       \
-  X(BAD_SIZE, "negative size or bad number of batch dims")            \
-  X(BAD_STRIDE, "zero stride on a dimension of size > 1")             \
-  X(OVERFLOW, "a size or offset product overflows int64")             \
-  X(C_OVERLAP, "C overlaps A, B or bias")                             \
-  X(C_SELF_OVERLAP, "C's strides may map two outputs to one address") \
-  X(WRONG_BACKEND, "strategy belongs to another backend")             \
-  X(UNSUPPORTED, "the forced strategy does not handle this problem")  \
-  X(BAD_TABLE, "threshold table invalid")                             \
-  X(TABLE_FILE, "table file unreadable or malformed")                 \
-  X(NOT_COMPILED, "backend or strategy not compiled in")              \
-  X(NO_DEVICE, "no usable CUDA device")                               \
-  X(BAD_DEVICE_POINTER, "pointer not accessible from the device")     \
-  X(CUDA_ERROR, "CUDA runtime error")                                 \
-  X(MISALIGNED, "a pointer is not aligned to its element size")       \
-  X(BAD_FLAG, "a conj flag or an imaginary part the dtype does not take")
+#define BMM_STATUSES(X)                                                   \
+  X(OK, "success")                                                        \
+  X(NULL_POINTER, "a pointer that the problem needs is NULL")             \
+  X(BAD_DTYPE, "dtype unset or unknown")                                  \
+  X(BAD_STRATEGY, "strategy unknown, or not the entry point's")           \
+  X(BAD_SIZE, "negative size or bad number of batch dims")                \
+  X(BAD_STRIDE, "zero stride on a dimension of size > 1")                 \
+  X(OVERFLOW, "a size or offset product overflows int64")                 \
+  X(C_OVERLAP, "C overlaps A, B or bias")                                 \
+  X(C_SELF_OVERLAP, "C's strides may map two outputs to one address")     \
+  X(WRONG_BACKEND, "strategy belongs to another backend")                 \
+  X(UNSUPPORTED, "the forced strategy does not handle this problem")      \
+  X(BAD_TABLE, "threshold table invalid")                                 \
+  X(TABLE_FILE, "table file unreadable or malformed")                     \
+  X(NOT_COMPILED, "backend or strategy not compiled in")                  \
+  X(NO_DEVICE, "no usable CUDA device")                                   \
+  X(BAD_DEVICE_POINTER, "pointer not accessible from the device")         \
+  X(CUDA_ERROR, "CUDA runtime error")                                     \
+  X(MISALIGNED, "a pointer is not aligned to its element size")           \
+  X(BAD_FLAG, "a conj flag or an imaginary part the dtype does not take") \
+  X(BAD_PLAN, "the plan was not made by bmm_plan_problem or was changed since")
 
 /* ---- enums ------------------------------------------------------------- */
 
@@ -434,6 +435,9 @@ typedef struct bmm_plan {
   bmm_strategy strategy;
   int rule_index; /* -1 when forced */
   bmm_table_rule rule;
+  /* a check of the fields above, set by bmm_plan_problem and bmm_plan_rebind:
+     bmm_cpu_run_plan refuses a plan changed in any other way */
+  uint64_t seal;
 } bmm_plan;
 
 /* ---- functions --------------------------------------------------------- */
@@ -457,6 +461,13 @@ BMM_API bmm_problem bmm_problem_rowmajor(bmm_dtype dt, int64_t batch, int64_t m,
 
 /* Validate and resolve (no table lookup when p->strategy is forced). */
 BMM_API bmm_status bmm_plan_problem(const bmm_problem *p, bmm_backend backend, bmm_plan *out);
+/* Point a plan at other buffers of the same shape and strides: a, b, c and
+   bias are checked as bmm_plan_problem checks the problem's (NULL,
+   alignment, C overlapping an input); on an error the plan is left as it
+   was. a and b are ignored where the plan computes no A*B (alpha = 0 or
+   k = 0); bias NULL for none. */
+BMM_API bmm_status bmm_plan_rebind(bmm_plan *plan, const void *a, const void *b, void *c,
+                                   const void *bias);
 /* Does strategy s claim this plan (layout, size limits)? */
 BMM_API int bmm_strategy_supports(bmm_strategy s, const bmm_plan *plan);
 /* The table's matching rule, for tools that evaluate tables: does rule r
@@ -469,6 +480,12 @@ BMM_API int bmm_table_lookup(const bmm_table_rule *rules, int count, const bmm_p
 
 /* Run on the CPU: p->strategy AUTO (table) or forced. */
 BMM_API bmm_status bmm_cpu(const bmm_problem *p);
+/* Run a plan of the CPU backend (bmm_plan_problem, then bmm_plan_rebind for
+   other buffers) with no validation and no table lookup: for a loop of small
+   calls, where those cost as much as the work. The strategy is the one the
+   plan was made with, whatever the table says now; the bits are bmm_cpu's
+   for the same problem and strategy. */
+BMM_API bmm_status bmm_cpu_run_plan(const bmm_plan *plan);
 /* One entry point per CPU strategy: bmm_cpu_ref(), bmm_cpu_dot(), ... */
 #define BMM__X(E, name, l, mm, mn, mk, cf, d) BMM_API bmm_status bmm_##name(const bmm_problem *p);
 BMM_CPU_STRATEGIES(BMM__X)
@@ -958,8 +975,43 @@ static bmm_layout bmm__classify(const bmm_plan *p, unsigned *all) {
   return BMM_LAYOUT_GENERAL;
 }
 
+/* The pointers a plan reads (A and B where it computes A*B, bias where
+   given, C) aligned to their elements: every backend's kernels load them as
+   such (a misaligned load is undefined in C and slow or a fault on GPUs). */
+static bmm_status bmm__check_aligned(const bmm_plan *q) {
+  const void *ptrs[4];
+  static const char *const names[4] = {"c.ptr", "bias", "a.ptr", "b.ptr"};
+  const size_t es = bmm_dtype_size(q->dtype);
+  /* complex: one component's alignment, as float _Complex and numpy have */
+  const size_t al = bmm_dtype_is_complex(q->dtype) ? es / 2 : es;
+  int i;
+  ptrs[0] = q->c.ptr, ptrs[1] = q->bias, ptrs[2] = q->use_ab ? q->a.ptr : NULL;
+  ptrs[3] = q->use_ab ? q->b.ptr : NULL;
+  for (i = 0; i < 4; ++i)
+    if ((uintptr_t)ptrs[i] % al != 0)
+      return bmm__fail(BMM_MISALIGNED, "%s = %p is not a multiple of %d bytes (%s elements)",
+                       names[i], ptrs[i], (int)al, bmm_dtype_name(q->dtype));
+  return BMM_OK;
+}
+
+/* C's memory apart from A's and B's (where read, extents ea, eb) and the
+   bias's (n elements); ec: C's extent */
+static bmm_status bmm__check_apart(const bmm_plan *q, bmm__extent ea, bmm__extent eb,
+                                   bmm__extent ec) {
+  const size_t es = bmm_dtype_size(q->dtype);
+  bmm__extent ebias;
+  ebias.lo = 0, ebias.hi = q->n - 1;
+  if (q->use_ab && bmm__bytes_overlap(q->c.ptr, ec, q->a.ptr, ea, es))
+    return bmm__fail(BMM_C_OVERLAP, "C's memory range overlaps A's (C must not alias an input)");
+  if (q->use_ab && bmm__bytes_overlap(q->c.ptr, ec, q->b.ptr, eb, es))
+    return bmm__fail(BMM_C_OVERLAP, "C's memory range overlaps B's (C must not alias an input)");
+  if (q->bias && bmm__bytes_overlap(q->c.ptr, ec, q->bias, ebias, es))
+    return bmm__fail(BMM_C_OVERLAP, "C's memory range overlaps bias");
+  return BMM_OK;
+}
+
 static bmm_status bmm__validate(const bmm_problem *p, bmm_plan *out) {
-  bmm__extent ea = {0, 0}, eb = {0, 0}, ec = {0, 0}, ebias = {0, 0};
+  bmm__extent ea = {0, 0}, eb = {0, 0}, ec = {0, 0};
   int64_t total, t;
   size_t es;
   int d, nd = 0;
@@ -1035,20 +1087,9 @@ static bmm_status bmm__validate(const bmm_problem *p, bmm_plan *out) {
   if (q.use_ab && !p->b.ptr)
     return bmm__fail(BMM_NULL_POINTER, "b.ptr is NULL but k > 0 and alpha != 0");
 
-  /* elements aligned to their size (every backend's kernels load them as
-     such; a misaligned load is undefined in C and slow or a fault on GPUs) */
   {
-    const void *ptrs[4];
-    static const char *const names[4] = {"c.ptr", "bias", "a.ptr", "b.ptr"};
-    int i;
-    ptrs[0] = q.c.ptr, ptrs[1] = q.bias, ptrs[2] = q.use_ab ? q.a.ptr : NULL;
-    ptrs[3] = q.use_ab ? q.b.ptr : NULL;
-    /* complex: one component's alignment, as float _Complex and numpy have */
-    const size_t al = bmm_dtype_is_complex(p->dtype) ? es / 2 : es;
-    for (i = 0; i < 4; ++i)
-      if ((uintptr_t)ptrs[i] % al != 0)
-        return bmm__fail(BMM_MISALIGNED, "%s = %p is not a multiple of %d bytes (%s elements)",
-                         names[i], ptrs[i], (int)al, bmm_dtype_name(p->dtype));
+    bmm_status s = bmm__check_aligned(&q);
+    if (s != BMM_OK) return s;
   }
   if (q.use_ab) {
     bmm_status s = bmm__check_input_strides("a", &q.a, "m", q.m, "k", q.k);
@@ -1067,13 +1108,10 @@ static bmm_status bmm__validate(const bmm_problem *p, bmm_plan *out) {
     s = bmm__check_c_unique(&q.c, q.m, q.n, p->batch_dims, p->batch);
     if (s != BMM_OK) return s;
   }
-  ebias.hi = q.n - 1;
-  if (q.use_ab && bmm__bytes_overlap(q.c.ptr, ec, q.a.ptr, ea, es))
-    return bmm__fail(BMM_C_OVERLAP, "C's memory range overlaps A's (C must not alias an input)");
-  if (q.use_ab && bmm__bytes_overlap(q.c.ptr, ec, q.b.ptr, eb, es))
-    return bmm__fail(BMM_C_OVERLAP, "C's memory range overlaps B's (C must not alias an input)");
-  if (q.bias && bmm__bytes_overlap(q.c.ptr, ec, q.bias, ebias, es))
-    return bmm__fail(BMM_C_OVERLAP, "C's memory range overlaps bias");
+  {
+    bmm_status s = bmm__check_apart(&q, ea, eb, ec);
+    if (s != BMM_OK) return s;
+  }
 
   /* squeeze size-1 batch dims, then merge neighbours that are one dim for all
      three operands: the seed's (1000,1000) batch becomes one dim of 10^6 */
@@ -1349,6 +1387,125 @@ static bmm_status bmm__active(bmm_backend be, const bmm_table_rule *dflt, int nd
 /* The shared half of every backend's entry: validate, then pick the strategy
    (forced by the problem, forced by macro, or first table rule that matches
    and whose strategy claims the problem). */
+/* bmm_plan.seal: the sum of every field a run reads (the rule's strategy,
+   tunables and kernel pin; its ranges and note are the table's business) as
+   64-bit words, word i times its own odd constant, plus one more constant
+   (a zeroed plan is not sealed). A change of any one field changes the sum
+   (an odd constant times a nonzero difference is nonzero mod 2^64). Sums, not
+   a hash chain: the multiplies are independent, ~15 ns a seal where FNV-1a's
+   chain of ~60 took ~65 (Zen 4), which is what a small call costs whole. */
+/* the words below: sizes and dims, three operands, bias, alpha, beta and
+   their imaginary parts, five flags and indices, the tunables, the pin */
+#define BMM__SEAL_WORDS                                                                    \
+  (9 + BMM_MAX_BATCH_DIMS + 3 * (4 + BMM_MAX_BATCH_DIMS) + 1 + 4 + 5 + BMM_TUNABLE_COUNT + \
+   (BMM_KERNEL_LEN + 7) / 8)
+/* word i's constant */
+static uint64_t bmm__seal_k(int i) { return 0x9e3779b97f4a7c15ull * (2 * (uint64_t)i + 1); }
+/* the words of a.ptr, b.ptr, c.ptr and bias below (bmm_plan_rebind updates
+   their terms) */
+#define BMM__SEAL_OPERAND(i) (9 + BMM_MAX_BATCH_DIMS + (i) * (4 + BMM_MAX_BATCH_DIMS))
+static const int bmm__seal_ptr_word[4] = {BMM__SEAL_OPERAND(0), BMM__SEAL_OPERAND(1),
+                                          BMM__SEAL_OPERAND(2), BMM__SEAL_OPERAND(3)};
+static uint64_t bmm__plan_seal(const bmm_plan *p) {
+  uint64_t w[BMM__SEAL_WORDS], h = 0x2545f4914f6cdd1dull;
+  int n = 0, d, i;
+  const bmm_operand *ops[3];
+  ops[0] = &p->a, ops[1] = &p->b, ops[2] = &p->c;
+  w[n++] = (uint64_t)p->dtype, w[n++] = (uint64_t)p->layout, w[n++] = (uint64_t)p->layouts;
+  w[n++] = (uint64_t)p->backend, w[n++] = (uint64_t)p->m, w[n++] = (uint64_t)p->n;
+  w[n++] = (uint64_t)p->k, w[n++] = (uint64_t)p->batch, w[n++] = (uint64_t)p->ndims;
+  for (d = 0; d < BMM_MAX_BATCH_DIMS; ++d)
+    w[n++] = (uint64_t)p->dims[d];
+  for (i = 0; i < 3; ++i) {
+    w[n++] = (uint64_t)(uintptr_t)ops[i]->ptr, w[n++] = (uint64_t)ops[i]->row_stride;
+    w[n++] = (uint64_t)ops[i]->col_stride, w[n++] = (uint64_t)ops[i]->conj;
+    for (d = 0; d < BMM_MAX_BATCH_DIMS; ++d)
+      w[n++] = (uint64_t)ops[i]->batch_stride[d];
+  }
+  w[n++] = (uint64_t)(uintptr_t)p->bias;
+  memcpy(&w[n++], &p->alpha, sizeof(double)), memcpy(&w[n++], &p->beta, sizeof(double));
+  memcpy(&w[n++], &p->alpha_im, sizeof(double)), memcpy(&w[n++], &p->beta_im, sizeof(double));
+  w[n++] = (uint64_t)p->use_ab, w[n++] = (uint64_t)p->read_c, w[n++] = (uint64_t)p->strategy;
+  w[n++] = (uint64_t)p->rule_index, w[n++] = (uint64_t)p->rule.strategy;
+#define BMM__SEAL_TUNABLE(name) w[n++] = (uint64_t)p->rule.name;
+  BMM_TUNABLES(BMM__SEAL_TUNABLE)
+#undef BMM__SEAL_TUNABLE
+  /* the pin's name, whole: a struct copy copies the bytes after its NUL too */
+  for (i = 0; i < BMM_KERNEL_LEN; i += 8) {
+    uint64_t v = 0;
+    memcpy(&v, p->rule.kernel + i, BMM_KERNEL_LEN - i < 8 ? (size_t)(BMM_KERNEL_LEN - i) : 8);
+    w[n++] = v;
+  }
+  for (i = 0; i < n; ++i)
+    h += w[i] * bmm__seal_k(i);
+  return h;
+}
+
+/* A plan as bmm_plan_problem or bmm_plan_rebind left it? */
+static bmm_status bmm__check_seal(const bmm_plan *pl) {
+  if (pl->seal != bmm__plan_seal(pl))
+    return bmm__fail(BMM_BAD_PLAN,
+                     "plan: not made by bmm_plan_problem, or a field was changed since (point it "
+                     "at other buffers with bmm_plan_rebind; for another shape make a new plan)");
+  return BMM_OK;
+}
+
+/* A plan operand's element extent: bmm__extent_of without its overflow
+   checks, which the plan passed when it was made (its merged dims reach what
+   the problem's did) */
+static bmm__extent bmm__plan_extent(const bmm_operand *o, int64_t rows, int64_t cols,
+                                    const bmm_plan *pl) {
+  bmm__extent e = {0, 0};
+  int64_t size[2 + BMM_MAX_BATCH_DIMS], stride[2 + BMM_MAX_BATCH_DIMS];
+  int i, n = 2;
+  size[0] = rows, stride[0] = o->row_stride, size[1] = cols, stride[1] = o->col_stride;
+  for (i = 0; i < pl->ndims; ++i)
+    size[n] = pl->dims[i], stride[n++] = o->batch_stride[i];
+  for (i = 0; i < n; ++i)
+    if (size[i] > 1) *(stride[i] < 0 ? &e.lo : &e.hi) += (size[i] - 1) * stride[i];
+  return e;
+}
+
+bmm_status bmm_plan_rebind(bmm_plan *pl, const void *a, const void *b, void *c, const void *bias) {
+  const void *old[4];
+  bmm_status s;
+  int i;
+  if (!pl) return bmm__fail(BMM_NULL_POINTER, "plan is NULL");
+  s = bmm__check_seal(pl);
+  if (s != BMM_OK) return s;
+  old[0] = pl->a.ptr, old[1] = pl->b.ptr, old[2] = pl->c.ptr, old[3] = pl->bias;
+  pl->c.ptr = c, pl->bias = bias;
+  if (pl->use_ab) pl->a.ptr = a, pl->b.ptr = b; /* else NULL, as bmm_plan_problem leaves them */
+  if (pl->m * pl->n * pl->batch != 0) {
+    if (!c)
+      s = bmm__fail(BMM_NULL_POINTER, "c is NULL");
+    else if (pl->use_ab && !a)
+      s = bmm__fail(BMM_NULL_POINTER, "a is NULL but k > 0 and alpha != 0");
+    else if (pl->use_ab && !b)
+      s = bmm__fail(BMM_NULL_POINTER, "b is NULL but k > 0 and alpha != 0");
+    if (s == BMM_OK) s = bmm__check_aligned(pl);
+    if (s == BMM_OK) {
+      const bmm__extent none = {0, 0};
+      s = bmm__check_apart(pl, pl->use_ab ? bmm__plan_extent(&pl->a, pl->m, pl->k, pl) : none,
+                           pl->use_ab ? bmm__plan_extent(&pl->b, pl->k, pl->n, pl) : none,
+                           bmm__plan_extent(&pl->c, pl->m, pl->n, pl));
+    }
+  }
+  if (s != BMM_OK) { /* the plan as it was */
+    pl->a.ptr = old[0], pl->b.ptr = old[1], pl->c.ptr = old[2], pl->bias = old[3];
+    return s;
+  }
+  /* only the four pointers changed: their terms of the sum */
+  {
+    const void *now[4];
+    now[0] = pl->a.ptr, now[1] = pl->b.ptr, now[2] = pl->c.ptr, now[3] = pl->bias;
+    for (i = 0; i < 4; ++i)
+      pl->seal += ((uint64_t)(uintptr_t)now[i] - (uint64_t)(uintptr_t)old[i]) *
+                  bmm__seal_k(bmm__seal_ptr_word[i]);
+  }
+  return bmm__ok();
+}
+
 static bmm_status bmm__plan_with(const bmm_problem *p, bmm_backend be, const bmm_table_rule *dflt,
                                  int ndflt, bmm_strategy forced_by_macro, bmm_plan *out) {
   bmm_status s = bmm__validate(p, out);
@@ -1980,7 +2137,10 @@ static int bmm__kernel_index(bmm_backend be, const char *name) {
 
 bmm_status bmm_plan_problem(const bmm_problem *p, bmm_backend be, bmm_plan *out) {
   const bmm__backend_ops *ops = bmm__backend_get(be);
-  return ops ? ops->plan(p, out) : BMM_NOT_COMPILED;
+  const bmm_status s = ops ? ops->plan(p, out) : BMM_NOT_COMPILED;
+  /* sealed here, not in every call's plan: a call runs the plan it made */
+  if (s == BMM_OK) out->seal = bmm__plan_seal(out);
+  return s;
 }
 
 bmm_status bmm_explain(const bmm_problem *p, bmm_backend be, char *buf, size_t len) {

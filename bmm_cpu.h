@@ -1633,10 +1633,10 @@ static int bmm__cpu_blk_pf_l2(const bmm_plan *pl) {
    (32^3 0.80-0.92 on two), where 40^3, 48^3, 56^3, 96^3 f32 and 24^3, 48^3
    f64 ran 1.03-1.29x slower without (Zen 4; bench/notes/cpu.md, "Blocked
    prefetch on Zen 4"). Measured, not understood. Asked for into L2 instead
-   (2026-12-02), tiny and 32^3 still ran 1.03-1.15x slower with it; 64^3
-   f32 ran in 0.82-1.02 of the time with the prefetch in ten A/B runs, but
-   the suite against LIBXSMM read 1.00-1.15x with and without it: on the
-   list until a run says more (bench/notes/cpu.md, "into L2 for f64"). */
+   (2026-12-02), tiny and 32^3 still ran 1.03-1.15x slower with it. 64^3
+   f32 with the prefetch: 0.82-1.02 of the time in ten A/B runs, then
+   1.11-1.12x in both orders a session later (into L2: 0.98-1.01), so it
+   stays (bench/notes/cpu.md, "into L2 for f64", "the blocked leads"). */
 static int bmm__cpu_blk_pf_skip(const bmm_plan *pl, int sz) {
   int64_t a, b;
   if (pl->m > 4096 || pl->n > 4096 || pl->k > 4096) return 0; /* no overflow below */
@@ -2101,6 +2101,19 @@ bmm_status bmm_cpu(const bmm_problem *p) {
   bmm_status s = bmm__plan_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES,
                                 BMM_FORCE_CPU_STRATEGY, &pl);
   return s != BMM_OK ? s : bmm__cpu_run(&pl);
+}
+
+bmm_status bmm_cpu_run_plan(const bmm_plan *pl) {
+  bmm_status s;
+  if (!pl) return bmm__fail(BMM_NULL_POINTER, "plan is NULL");
+  s = bmm__check_seal(pl);
+  if (s != BMM_OK) return s;
+  if (pl->backend != BMM_BACKEND_CPU)
+    return bmm__fail(BMM_WRONG_BACKEND,
+                     "plan is for the %s backend: make it with bmm_plan_problem(p, "
+                     "BMM_BACKEND_CPU, &plan)",
+                     bmm_backend_name(pl->backend));
+  return bmm__cpu_run(pl);
 }
 
 /* An entry point named for a strategy runs that strategy or refuses: a

@@ -51,6 +51,7 @@
 #include "bench/cpu_roofline.h"
 
 #include <libxsmm.h>
+#include "bench/xsmm_dispatch.h"
 #include <time.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -80,20 +81,9 @@ typedef struct peer_xsmm {
 } peer_xsmm;
 
 static int peer_dispatch(peer_xsmm *x) {
-  libxsmm_blasint M = (libxsmm_blasint)x->n, N = (libxsmm_blasint)x->m;
-  libxsmm_blasint K = (libxsmm_blasint)x->k;
-  int flags = LIBXSMM_GEMM_FLAG_NONE, pf[2] = {LIBXSMM_PREFETCH_NONE, LIBXSMM_PREFETCH_AUTO}, i;
-  for (i = 0; i < 2; ++i) {
-    if (x->dtype == BMM_F64) {
-      double alpha = 1, beta = 0;
-      x->d[i] = libxsmm_dmmdispatch(M, N, K, NULL, NULL, NULL, &alpha, &beta, &flags, &pf[i]);
-      if (!x->d[i]) return 0;
-    } else {
-      float alpha = 1, beta = 0;
-      x->s[i] = libxsmm_smmdispatch(M, N, K, NULL, NULL, NULL, &alpha, &beta, &flags, &pf[i]);
-      if (!x->s[i]) return 0;
-    }
-  }
+  int i;
+  for (i = 0; i < 2; ++i)
+    if (!bmmx_xsmm_dispatch(x->dtype, x->m, x->n, x->k, i, &x->s[i], &x->d[i])) return 0;
   return 1;
 }
 

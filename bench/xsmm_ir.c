@@ -14,6 +14,7 @@
 #include "tests/ir_cases.h" /* shapes, batches, setup: shared with tests/test_ir.c */
 
 #include <libxsmm.h>
+#include "bench/xsmm_dispatch.h"
 
 typedef struct xsmm_call {
   libxsmm_smmfunction s;
@@ -64,19 +65,10 @@ int main(void) {
       for (bi = 0; bi < 2; ++bi) {
         ir_case ic;
         xsmm_call x;
-        const libxsmm_blasint M = ir_shapes[sh][1], N = ir_shapes[sh][0], K = ir_shapes[sh][2];
-        int flags = LIBXSMM_GEMM_FLAG_NONE, pf = LIBXSMM_PREFETCH_NONE;
         const bmmx_case *cs = &ic.cs;
         memset(&x, 0, sizeof x);
         if (!ir_case_make(&ic, dt == 1 ? BMM_F32 : BMM_F64, sh, bi, &seed)) return 2;
-        if (cs->dtype == BMM_F64) {
-          double alpha = 1, beta = 0;
-          x.d = libxsmm_dmmdispatch(M, N, K, NULL, NULL, NULL, &alpha, &beta, &flags, &pf);
-        } else {
-          float alpha = 1, beta = 0;
-          x.s = libxsmm_smmdispatch(M, N, K, NULL, NULL, NULL, &alpha, &beta, &flags, &pf);
-        }
-        if (!x.d && !x.s) {
+        if (!bmmx_xsmm_dispatch(cs->dtype, cs->m, cs->n, cs->k, 0, &x.s, &x.d)) {
           fprintf(stderr, "xsmm_ir: no kernel for %dx%dx%d\n", (int)cs->m, (int)cs->n, (int)cs->k);
           return 2;
         }

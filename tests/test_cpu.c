@@ -3953,6 +3953,185 @@ static void test_regress_misaligned(void) {
     }
 }
 
+/* ---- plans run as made, and pointed at other buffers ---------------------- */
+
+/* bmm_cpu_run_plan runs what bmm_cpu would: the same bits on the plan's own
+   buffers; after bmm_plan_rebind (a second set of buffers, at other addresses
+   and alignments) the reference's values there, nothing written outside C,
+   and bmm_cpu's bits on them. Every dtype and layout, the alpha/beta/bias
+   modes by turns, k = 0 and an empty batch among the shapes. */
+static void test_plan_run(void) {
+  static const int64_t shapes[][4] = {{1000, 3, 1, 25}, {300, 4, 4, 4},  {40, 16, 16, 16},
+                                      {6, 32, 64, 32},  {3, 70, 40, 33}, {50, 2, 5, 0},
+                                      {0, 3, 3, 3}};
+  static const bmm_dtype dts[] = {BMM_F32, BMM_F64, BMM_F16, BMM_BF16, BMM_C64, BMM_C128};
+  int s, d, l, ran = 0;
+  for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); ++s)
+    for (d = 0; d < (int)(sizeof dts / sizeof dts[0]); ++d)
+      for (l = 0; l < BMMX_LAYOUT_COUNT; ++l) {
+        const uint64_t seed = (uint64_t)((s * 8 + d) * 8 + l) * 2;
+        bmm_problem p =
+            case_shape(dts[d], l, shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3]);
+        tprob t, u;
+        bmm_plan plan;
+        unsigned char *want;
+        size_t nt, nu;
+        int bias;
+        apply_mode(&p, s + d + l, l, &bias);
+        tprob_make(&t, &p, bias, seed, "plan, its own buffers");
+        tprob_make(&u, &p, bias, seed + 1, "plan, rebound");
+        t.samples = u.samples = 3;
+        nt = (size_t)t.c.count * t.c.es, nu = (size_t)u.c.count * u.c.es;
+        want = (unsigned char *)malloc(nt > nu ? nt : nu);
+        if (!want) exit(2);
+        if (CHECK(bmm_cpu(&t.p) == BMM_OK, "[%s] bmm_cpu: %s", t.label, bmm_last_error()) &&
+            CHECK(bmm_plan_problem(&t.p, BMM_BACKEND_CPU, &plan) == BMM_OK, "[%s] plan: %s",
+                  t.label, bmm_last_error())) {
+          memcpy(want, t.c.alloc, nt);
+          memcpy(t.c.alloc, t.c.init, nt);
+          if (CHECK(bmm_cpu_run_plan(&plan) == BMM_OK, "[%s] run: %s", t.label, bmm_last_error()) &&
+              tprob_verify(&t, BMM_STRATEGY_AUTO, "bmm_cpu_run_plan"))
+            CHECK(memcmp(want, t.c.alloc, nt) == 0, "[%s] C's bits differ from bmm_cpu's", t.label);
+          if (CHECK(bmm_plan_rebind(&plan, u.p.a.ptr, u.p.b.ptr, u.c.ptr, u.p.bias) == BMM_OK,
+                    "[%s] rebind: %s", u.label, bmm_last_error()) &&
+              CHECK(bmm_cpu_run_plan(&plan) == BMM_OK, "[%s] run: %s", u.label, bmm_last_error()) &&
+              tprob_verify(&u, BMM_STRATEGY_AUTO, "bmm_cpu_run_plan after bmm_plan_rebind")) {
+            memcpy(want, u.c.alloc, nu);
+            memcpy(u.c.alloc, u.c.init, nu);
+            if (CHECK(bmm_cpu(&u.p) == BMM_OK, "[%s] bmm_cpu: %s", u.label, bmm_last_error()))
+              CHECK(memcmp(want, u.c.alloc, nu) == 0,
+                    "[%s] C's bits differ from bmm_cpu's on the same buffers", u.label);
+          }
+          ++ran;
+        }
+        free(want);
+        tprob_free(&t), tprob_free(&u);
+      }
+  CHECK(ran > 0, "no plan ran");
+}
+
+/* A plan keeps the strategy it was made with when the table changes after:
+   it runs the kernel and the bits it ran before, where bmm_cpu now runs
+   cpu_ref's (bmm__cpu_last_kernel: the kernel of the latest call). */
+static void test_plan_keeps_strategy(void) {
+  bmm_problem p = case_shape(BMM_F64, BMMX_ROWMAJOR, 40, 16, 16, 33);
+  bmm_table_rule ref;
+  bmm_plan plan;
+  tprob t;
+  unsigned char *want;
+  size_t n;
+  int kernel;
+  tprob_make(&t, &p, 0, 99, "plan under a changed table");
+  n = (size_t)t.c.count * t.c.es;
+  want = (unsigned char *)malloc(n);
+  if (!want) exit(2);
+  memset(&ref, 0, sizeof ref);
+  ref.strategy = BMM_CPU_REF;
+  if (CHECK(bmm_plan_problem(&t.p, BMM_BACKEND_CPU, &plan) == BMM_OK, "plan: %s",
+            bmm_last_error()) &&
+      CHECK(bmm_cpu(&t.p) == BMM_OK, "bmm_cpu: %s", bmm_last_error())) {
+    kernel = bmm__cpu_last_kernel;
+    memcpy(want, t.c.alloc, n);
+    CHECK(kernel != BMM__CPU_K_ref, "the default table runs cpu_ref here (test bug)");
+    CHECK(bmm_set_table(BMM_BACKEND_CPU, &ref, 1) == BMM_OK, "set table: %s", bmm_last_error());
+    memcpy(t.c.alloc, t.c.init, n);
+    CHECK(bmm_cpu(&t.p) == BMM_OK && bmm__cpu_last_kernel == BMM__CPU_K_ref,
+          "bmm_cpu under cpu_ref's table ran kernel %s",
+          bmm__cpu_kernel_names[bmm__cpu_last_kernel]);
+    memcpy(t.c.alloc, t.c.init, n);
+    if (CHECK(bmm_cpu_run_plan(&plan) == BMM_OK, "run: %s", bmm_last_error())) {
+      CHECK(bmm__cpu_last_kernel == kernel,
+            "the plan of %s ran kernel %s after the table changed, %s before",
+            bmm_strategy_name(plan.strategy), bmm__cpu_kernel_names[bmm__cpu_last_kernel],
+            bmm__cpu_kernel_names[kernel]);
+      CHECK(memcmp(want, t.c.alloc, n) == 0, "the plan's bits changed with the table");
+    }
+    bmm_set_table(BMM_BACKEND_CPU, NULL, 0);
+  }
+  free(want);
+  tprob_free(&t);
+}
+
+/* What bmm_cpu_run_plan and bmm_plan_rebind refuse, by name; a refused
+   rebind leaves the plan as it was. */
+static void test_plan_errors(void) {
+  bmm_problem p = err_base();
+  bmm_plan plan, q, before;
+  static const char *const changed[] = {"m",     "k",        "a.row_stride", "c.ptr",
+                                        "alpha", "strategy", "rule.kernel",  "bias"};
+  int i;
+  memset(&plan, 0, sizeof plan);
+  EXPECT(bmm_cpu_run_plan(NULL), BMM_NULL_POINTER, "plan", "run a NULL plan");
+  EXPECT(bmm_plan_rebind(NULL, g_a, g_b, g_c, NULL), BMM_NULL_POINTER, "plan",
+         "rebind a NULL plan");
+  EXPECT(bmm_cpu_run_plan(&plan), BMM_BAD_PLAN, "bmm_plan_problem", "run a zeroed plan");
+  EXPECT(bmm_plan_rebind(&plan, g_a, g_b, g_c, NULL), BMM_BAD_PLAN, "bmm_plan_problem",
+         "rebind a zeroed plan");
+  if (!CHECK(bmm_plan_problem(&p, BMM_BACKEND_CPU, &plan) == BMM_OK, "plan: %s", bmm_last_error()))
+    return;
+  for (i = 0; i < (int)(sizeof changed / sizeof changed[0]); ++i) {
+    char what[64];
+    q = plan;
+    if (i == 0) q.m = 2;
+    if (i == 1) q.k = 4;
+    if (i == 2) q.a.row_stride = 4;
+    if (i == 3) q.c.ptr = g_c + 1;
+    if (i == 4) q.alpha = 2;
+    if (i == 5) q.strategy = q.strategy == BMM_CPU_REF ? BMM_CPU_DOT : BMM_CPU_REF;
+    if (i == 6) snprintf(q.rule.kernel, sizeof q.rule.kernel, "ref");
+    if (i == 7) q.bias = g_bias;
+    snprintf(what, sizeof what, "plan.%s changed by hand", changed[i]);
+    EXPECT(bmm_cpu_run_plan(&q), BMM_BAD_PLAN, "bmm_plan_rebind", what);
+    EXPECT(bmm_plan_rebind(&q, g_a, g_b, g_c, NULL), BMM_BAD_PLAN, "bmm_plan_rebind", what);
+  }
+  q = plan, q.backend = BMM_BACKEND_CUDA, q.seal = bmm__plan_seal(&q);
+  EXPECT(bmm_cpu_run_plan(&q), BMM_WRONG_BACKEND, "cuda", "a CUDA plan run on the CPU");
+  before = plan;
+#define BMMX_REBIND_ERR(what, a, b, c, bias, want, has)           \
+  EXPECT(bmm_plan_rebind(&plan, a, b, c, bias), want, has, what); \
+  CHECK(memcmp(&plan, &before, sizeof plan) == 0, "%s: the refused rebind changed the plan", what)
+  BMMX_REBIND_ERR("c NULL", g_a, g_b, NULL, NULL, BMM_NULL_POINTER, "c");
+  BMMX_REBIND_ERR("a NULL", NULL, g_b, g_c, NULL, BMM_NULL_POINTER, "a");
+  BMMX_REBIND_ERR("b NULL", g_a, NULL, g_c, NULL, BMM_NULL_POINTER, "b");
+  BMMX_REBIND_ERR("c misaligned", g_a, g_b, (char *)g_c + 4, NULL, BMM_MISALIGNED, "c.ptr");
+  BMMX_REBIND_ERR("a misaligned", (char *)g_a + 4, g_b, g_c, NULL, BMM_MISALIGNED, "a.ptr");
+  BMMX_REBIND_ERR("bias misaligned", g_a, g_b, g_c, (char *)g_bias + 4, BMM_MISALIGNED, "bias");
+  BMMX_REBIND_ERR("C == A", g_a, g_b, g_a, NULL, BMM_C_OVERLAP, "A");
+  BMMX_REBIND_ERR("C on B's last element", g_a, g_b, g_b + 39, NULL, BMM_C_OVERLAP, "B");
+  BMMX_REBIND_ERR("A on C's last element", g_c + 23, g_b, g_c, NULL, BMM_C_OVERLAP, "A");
+  BMMX_REBIND_ERR("bias over C's end", g_a, g_b, g_c, g_c + 22, BMM_C_OVERLAP, "bias");
+#undef BMMX_REBIND_ERR
+  {
+    bmm_problem ref = p;
+    uint64_t seed = 3;
+    bmmx_fill(BMM_F64, g_a, 30, &seed), bmmx_fill(BMM_F64, g_b, 40, &seed);
+    EXPECT(bmm_cpu_run_plan(&plan), BMM_OK, NULL, "the plan after refused rebinds");
+    CHECK(bmmx_check(&ref, g_c, 0) <= 1.0, "the plan after refused rebinds: wrong result");
+    /* A and B adjacent to C (touching is not overlapping), and a bias */
+    EXPECT(bmm_plan_rebind(&plan, g_a + 200, g_a + 230, g_a + 270, g_a + 294), BMM_OK, NULL,
+           "A, B, C, bias adjacent in one buffer");
+    ref.a.ptr = g_a + 200, ref.b.ptr = g_a + 230, ref.c.ptr = g_a + 270, ref.bias = g_a + 294;
+    bmmx_fill(BMM_F64, g_a + 200, 30 + 40, &seed), bmmx_fill(BMM_F64, g_a + 294, 4, &seed);
+    EXPECT(bmm_cpu_run_plan(&plan), BMM_OK, NULL, "rebound to adjacent buffers");
+    CHECK(bmmx_check(&ref, g_a + 270, 0) <= 1.0, "rebound to adjacent buffers: wrong result");
+  }
+  /* alpha = 0 reads neither A nor B: a rebind ignores them, and the plan keeps
+     them NULL */
+  p = err_base(), p.alpha = 0, p.beta = 2;
+  if (CHECK(bmm_plan_problem(&p, BMM_BACKEND_CPU, &plan) == BMM_OK, "plan: %s", bmm_last_error())) {
+    EXPECT(bmm_plan_rebind(&plan, NULL, NULL, g_c + 100, NULL), BMM_OK, NULL,
+           "alpha 0, A and B NULL");
+    CHECK(!plan.a.ptr && !plan.b.ptr, "alpha 0: the rebind set A or B");
+    EXPECT(bmm_cpu_run_plan(&plan), BMM_OK, NULL, "alpha 0 rebound");
+  }
+  /* an empty batch reads and writes nothing: any pointers */
+  p = err_base(), p.batch[0] = 0;
+  if (CHECK(bmm_plan_problem(&p, BMM_BACKEND_CPU, &plan) == BMM_OK, "plan: %s", bmm_last_error())) {
+    EXPECT(bmm_plan_rebind(&plan, NULL, NULL, NULL, NULL), BMM_OK, NULL, "empty, all NULL");
+    EXPECT(bmm_cpu_run_plan(&plan), BMM_OK, NULL, "empty rebound");
+  }
+}
+
 /* The UNSUPPORTED message names layouts, not a bit mask. */
 static void test_regress_unsupported_names(void) {
   float a[60], b[60], c[60];
@@ -4046,7 +4225,10 @@ static void test_regress_unsupported_names(void) {
   X(regress_table_lines)        \
   X(regress_set_table_note)     \
   X(regress_misaligned)         \
-  X(regress_unsupported_names)
+  X(regress_unsupported_names)  \
+  X(plan_run)                   \
+  X(plan_keeps_strategy)        \
+  X(plan_errors)
 
 static const struct {
   const char *name;
