@@ -1384,9 +1384,6 @@ static bmm_status bmm__active(bmm_backend be, const bmm_table_rule *dflt, int nd
   return BMM_OK;
 }
 
-/* The shared half of every backend's entry: validate, then pick the strategy
-   (forced by the problem, forced by macro, or first table rule that matches
-   and whose strategy claims the problem). */
 /* bmm_plan.seal: the sum of every field a run reads (the rule's strategy,
    tunables and kernel pin; its ranges and note are the table's business) as
    64-bit words, word i times its own odd constant, plus one more constant
@@ -1450,22 +1447,6 @@ static bmm_status bmm__check_seal(const bmm_plan *pl) {
   return BMM_OK;
 }
 
-/* A plan operand's element extent: bmm__extent_of without its overflow
-   checks, which the plan passed when it was made (its merged dims reach what
-   the problem's did) */
-static bmm__extent bmm__plan_extent(const bmm_operand *o, int64_t rows, int64_t cols,
-                                    const bmm_plan *pl) {
-  bmm__extent e = {0, 0};
-  int64_t size[2 + BMM_MAX_BATCH_DIMS], stride[2 + BMM_MAX_BATCH_DIMS];
-  int i, n = 2;
-  size[0] = rows, stride[0] = o->row_stride, size[1] = cols, stride[1] = o->col_stride;
-  for (i = 0; i < pl->ndims; ++i)
-    size[n] = pl->dims[i], stride[n++] = o->batch_stride[i];
-  for (i = 0; i < n; ++i)
-    if (size[i] > 1) *(stride[i] < 0 ? &e.lo : &e.hi) += (size[i] - 1) * stride[i];
-  return e;
-}
-
 bmm_status bmm_plan_rebind(bmm_plan *pl, const void *a, const void *b, void *c, const void *bias) {
   const void *old[4];
   bmm_status s;
@@ -1484,11 +1465,13 @@ bmm_status bmm_plan_rebind(bmm_plan *pl, const void *a, const void *b, void *c, 
     else if (pl->use_ab && !b)
       s = bmm__fail(BMM_NULL_POINTER, "b is NULL but k > 0 and alpha != 0");
     if (s == BMM_OK) s = bmm__check_aligned(pl);
-    if (s == BMM_OK) {
-      const bmm__extent none = {0, 0};
-      s = bmm__check_apart(pl, pl->use_ab ? bmm__plan_extent(&pl->a, pl->m, pl->k, pl) : none,
-                           pl->use_ab ? bmm__plan_extent(&pl->b, pl->k, pl->n, pl) : none,
-                           bmm__plan_extent(&pl->c, pl->m, pl->n, pl));
+    if (s == BMM_OK) { /* the plan's merged dims reach what the problem's did */
+      bmm__extent ea = {0, 0}, eb = {0, 0}, ec = {0, 0};
+      if (pl->use_ab) s = bmm__extent_of("a", &pl->a, pl->m, pl->k, pl->ndims, pl->dims, &ea);
+      if (s == BMM_OK && pl->use_ab)
+        s = bmm__extent_of("b", &pl->b, pl->k, pl->n, pl->ndims, pl->dims, &eb);
+      if (s == BMM_OK) s = bmm__extent_of("c", &pl->c, pl->m, pl->n, pl->ndims, pl->dims, &ec);
+      if (s == BMM_OK) s = bmm__check_apart(pl, ea, eb, ec);
     }
   }
   if (s != BMM_OK) { /* the plan as it was */
@@ -1506,6 +1489,9 @@ bmm_status bmm_plan_rebind(bmm_plan *pl, const void *a, const void *b, void *c, 
   return bmm__ok();
 }
 
+/* The shared half of every backend's entry: validate, then pick the strategy
+   (forced by the problem, forced by macro, or first table rule that matches
+   and whose strategy claims the problem). */
 static bmm_status bmm__plan_with(const bmm_problem *p, bmm_backend be, const bmm_table_rule *dflt,
                                  int ndflt, bmm_strategy forced_by_macro, bmm_plan *out) {
   bmm_status s = bmm__validate(p, out);
