@@ -416,6 +416,8 @@ enum { BMM_TUNABLE_COUNT = 0 BMM_TUNABLES(BMM__TUNABLE_ONE) };
 #define BMM_RULES_END
 #endif
 
+/* words of a plan's backend-private part (bmm_plan.priv) */
+#define BMM_PLAN_PRIVATE_WORDS 20
 /* What validation resolved: batch dims squeezed and merged, layout class,
    the chosen strategy and rule. Kernels read only this. */
 typedef struct bmm_plan {
@@ -435,6 +437,10 @@ typedef struct bmm_plan {
   bmm_strategy strategy;
   int rule_index; /* -1 when forced */
   bmm_table_rule rule;
+  /* the backend's own decision for a run, made by bmm_plan_problem (CPU: the
+     kernel, its units and threads, what bmm_cpu decides on every call) and
+     kept by bmm_plan_rebind; opaque, 0 where none is kept */
+  uint64_t priv[BMM_PLAN_PRIVATE_WORDS];
   /* a check of the fields above, set by bmm_plan_problem and bmm_plan_rebind:
      bmm_cpu_run_plan refuses a plan changed in any other way */
   uint64_t seal;
@@ -1392,10 +1398,11 @@ static bmm_status bmm__active(bmm_backend be, const bmm_table_rule *dflt, int nd
    a hash chain: the multiplies are independent, ~15 ns a seal where FNV-1a's
    chain of ~60 took ~65 (Zen 4), which is what a small call costs whole. */
 /* the words below: sizes and dims, three operands, bias, alpha, beta and
-   their imaginary parts, five flags and indices, the tunables, the pin */
+   their imaginary parts, five flags and indices, the tunables, the pin, the
+   backend's part */
 #define BMM__SEAL_WORDS                                                                    \
   (9 + BMM_MAX_BATCH_DIMS + 3 * (4 + BMM_MAX_BATCH_DIMS) + 1 + 4 + 5 + BMM_TUNABLE_COUNT + \
-   (BMM_KERNEL_LEN + 7) / 8)
+   (BMM_KERNEL_LEN + 7) / 8 + BMM_PLAN_PRIVATE_WORDS)
 /* word i's constant */
 static uint64_t bmm__seal_k(int i) { return 0x9e3779b97f4a7c15ull * (2 * (uint64_t)i + 1); }
 /* the words of a.ptr, b.ptr, c.ptr and bias below (bmm_plan_rebind updates
@@ -1433,6 +1440,8 @@ static uint64_t bmm__plan_seal(const bmm_plan *p) {
     memcpy(&v, p->rule.kernel + i, BMM_KERNEL_LEN - i < 8 ? (size_t)(BMM_KERNEL_LEN - i) : 8);
     w[n++] = v;
   }
+  for (i = 0; i < BMM_PLAN_PRIVATE_WORDS; ++i)
+    w[n++] = p->priv[i];
   for (i = 0; i < n; ++i)
     h += w[i] * bmm__seal_k(i);
   return h;
@@ -1446,6 +1455,10 @@ static bmm_status bmm__check_seal(const bmm_plan *pl) {
                      "at other buffers with bmm_plan_rebind; for another shape make a new plan)");
   return BMM_OK;
 }
+
+/* The CPU backend's decision kept in a CPU plan made again where it reads
+   the pointers (bmm_cpu.h); nonzero where it did */
+static int bmm__cpu_plan_rebound(bmm_plan *pl);
 
 bmm_status bmm_plan_rebind(bmm_plan *pl, const void *a, const void *b, void *c, const void *bias) {
   const void *old[4];
@@ -1478,8 +1491,11 @@ bmm_status bmm_plan_rebind(bmm_plan *pl, const void *a, const void *b, void *c, 
     pl->a.ptr = old[0], pl->b.ptr = old[1], pl->c.ptr = old[2], pl->bias = old[3];
     return s;
   }
-  /* only the four pointers changed: their terms of the sum */
-  {
+  /* the private part changed too: the whole sum; else only the four
+     pointers changed: their terms of it */
+  if (pl->backend == BMM_BACKEND_CPU && bmm__cpu_plan_rebound(pl))
+    pl->seal = bmm__plan_seal(pl);
+  else {
     const void *now[4];
     now[0] = pl->a.ptr, now[1] = pl->b.ptr, now[2] = pl->c.ptr, now[3] = pl->bias;
     for (i = 0; i < 4; ++i)

@@ -1132,6 +1132,25 @@ typedef struct bmm__cpu_choice {
   int cview;       /* c_blocked: the blocked kernel runs the call's real view
                       (bmm__cpu_cview_plan) and packs B' from the complex B */
 } bmm__cpu_choice;
+/* its fields by type, for the copy a plan keeps (bmm__cpu_plan_keep); the
+   size check fails to compile where a field is added but not listed */
+// clang-format off
+#define BMM__CPU_CHOICE_INTS(X) \
+  X(kernel) X(threads) X(stream) X(fused) X(vrows) X(streams) X(prefetch) X(pf_none) X(pf_l2) \
+  X(rowseq) X(fixed) X(cview)
+#define BMM__CPU_CHOICE_I64S(X) X(units) X(chunk) X(rows)
+#define BMM__CPU_CHOICE_STRS(X) X(why) X(pin)
+#define BMM__CPU_COUNT_FIELD(f) +1
+#define BMM__CPU_CHOICE_INT_N (0 BMM__CPU_CHOICE_INTS(BMM__CPU_COUNT_FIELD))
+#define BMM__CPU_CHOICE_I64_N (0 BMM__CPU_CHOICE_I64S(BMM__CPU_COUNT_FIELD))
+#define BMM__CPU_CHOICE_STR_N (0 BMM__CPU_CHOICE_STRS(BMM__CPU_COUNT_FIELD))
+typedef char bmm__cpu_choice_listed[sizeof(bmm__cpu_choice) <=
+    BMM__CPU_CHOICE_INT_N * sizeof(int) + BMM__CPU_CHOICE_I64_N * 8 +
+    BMM__CPU_CHOICE_STR_N * sizeof(char *) + 8 ? 1 : -1];
+/* a plan's words: the key, whether C's pointer counted, the fields */
+typedef char bmm__cpu_choice_kept[2 + BMM__CPU_CHOICE_INT_N + BMM__CPU_CHOICE_I64_N +
+    BMM__CPU_CHOICE_STR_N <= BMM_PLAN_PRIVATE_WORDS ? 1 : -1];
+// clang-format on
 
 /* Work on units [u0, u1) (batch entries, or batch chunks). */
 typedef void (*bmm__cpu_range_fn)(const bmm_plan *pl, const bmm__cpu_choice *ch, int64_t u0,
@@ -1921,19 +1940,21 @@ typedef char bmm__cpu_one_section_per_dtype
 /* The kernel that ran last on this thread (tests compare it with explain). */
 static BMM__TLS int bmm__cpu_last_kernel = -1;
 
-/* Run what bmm__cpu_pick decided, for any CPU strategy. */
-static void bmm__cpu_execute(const bmm_plan *pl) {
-  const bmm__cpu_choice ch = bmm__cpu_pick(pl);
+/* Run what bmm__cpu_pick decided (or kept: given), for any CPU strategy. */
+static void bmm__cpu_execute(const bmm_plan *pl, const bmm__cpu_choice *given) {
+  bmm__cpu_choice now;
+  const bmm__cpu_choice *ch = given;
   bmm__cpu_range_fn fn = NULL;
+  if (!ch) now = bmm__cpu_pick(pl), ch = &now;
   switch (pl->dtype) {
 #define BMM__X(E, name, ...) \
-  case BMM_##E: fn = bmm__cpu_kernels_##name[ch.kernel]; break;
+  case BMM_##E: fn = bmm__cpu_kernels_##name[ch->kernel]; break;
     BMM_DTYPES(BMM__X)
 #undef BMM__X
   default: return;
   }
-  bmm__cpu_last_kernel = ch.kernel;
-  if (fn) bmm__cpu_parallel(pl, &ch, fn);
+  bmm__cpu_last_kernel = ch->kernel;
+  if (fn) bmm__cpu_parallel(pl, ch, fn);
 }
 
 /* The pick as text, after the table's part of bmm_explain. */
@@ -2080,14 +2101,15 @@ BMM_RULES_END
 #endif
 #define BMM__CPU_NRULES ((int)(sizeof(BMM_CPU_TABLE) / sizeof(BMM_CPU_TABLE[0])))
 
-/* The static switch: the one place that names every CPU kernel. */
-static bmm_status bmm__cpu_run(const bmm_plan *pl) {
+/* The static switch: the one place that names every CPU kernel. ch: the
+   pick a plan kept, NULL to pick now. */
+static bmm_status bmm__cpu_run(const bmm_plan *pl, const bmm__cpu_choice *ch) {
   if (pl->m == 0 || pl->n == 0 || pl->batch == 0) return bmm__ok();
   switch (pl->strategy) {
 #define BMM__X(E, name, l, mm, mn, mk, cf, d) case BMM_##E:
     BMM_CPU_STRATEGIES(BMM__X)
 #undef BMM__X
-    bmm__cpu_execute(pl);
+    bmm__cpu_execute(pl, ch);
     break;
   default:
     return bmm__fail(BMM_BAD_STRATEGY, "strategy %s is not a CPU strategy",
@@ -2100,11 +2122,70 @@ bmm_status bmm_cpu(const bmm_problem *p) {
   bmm_plan pl;
   bmm_status s = bmm__plan_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES,
                                 BMM_FORCE_CPU_STRATEGY, &pl);
-  return s != BMM_OK ? s : bmm__cpu_run(&pl);
+  return s != BMM_OK ? s : bmm__cpu_run(&pl, NULL);
+}
+
+/* ---- the pick a CPU plan keeps (bmm_plan.priv) -----------------------------
+   bmm_plan_problem keeps bmm__cpu_pick's answer in the plan, so that
+   bmm_cpu_run_plan skips it: 25-30% of a small call's time through a plan
+   (f32/f64 2^3..8^3, 82-101 ns an entry against 109-151; Zen 5,
+   bench/notes/cpu.md, "the pick kept in the plan"). The pick reads the
+   threads OpenMP offers, so the plan keeps them too (the key) and a run
+   offered others (omp_set_num_threads since, or inside a parallel region)
+   picks again; of the pointers it reads C's alignment, and only where it
+   would stream C (bmm__cpu_stream_but_rows): bmm_plan_rebind picks again
+   there (calls of BMM_CPU_STREAM_BYTES and more), keeps the pick elsewhere.
+   The test hooks (bmm__cpu_core_test, ...) count where the plan is made. */
+static uint64_t bmm__cpu_pick_key(void) {
+#ifdef _OPENMP
+  return 2 + 2 * (uint64_t)omp_get_max_threads() + (omp_in_parallel() ? 1 : 0);
+#else
+  return 1;
+#endif
+}
+// clang-format off
+static void bmm__cpu_plan_keep(bmm_plan *pl) {
+  uint64_t *w = pl->priv;
+  bmm__cpu_choice c;
+  int n = 2;
+  memset(pl->priv, 0, sizeof pl->priv);
+  if (pl->m == 0 || pl->n == 0 || pl->batch == 0) return; /* runs nothing */
+  c = bmm__cpu_pick(pl);
+  w[0] = bmm__cpu_pick_key(), w[1] = (uint64_t)bmm__cpu_stream_but_rows(pl);
+#define BMM__KEEP(f) w[n++] = (uint64_t)(int64_t)c.f;
+#define BMM__KEEP_STR(f) w[n++] = (uint64_t)(uintptr_t)c.f;
+  BMM__CPU_CHOICE_INTS(BMM__KEEP)
+  BMM__CPU_CHOICE_I64S(BMM__KEEP)
+  BMM__CPU_CHOICE_STRS(BMM__KEEP_STR)
+#undef BMM__KEEP
+#undef BMM__KEEP_STR
+}
+/* the kept pick in *c, or NULL where there is none for these threads */
+static const bmm__cpu_choice *bmm__cpu_plan_kept(const bmm_plan *pl, bmm__cpu_choice *c) {
+  const uint64_t *w = pl->priv;
+  int n = 2;
+  if (!w[0] || w[0] != bmm__cpu_pick_key()) return NULL;
+#define BMM__LOAD_INT(f) c->f = (int)(int64_t)w[n++];
+#define BMM__LOAD_I64(f) c->f = (int64_t)w[n++];
+#define BMM__LOAD_STR(f) c->f = (const char *)(uintptr_t)w[n++];
+  BMM__CPU_CHOICE_INTS(BMM__LOAD_INT)
+  BMM__CPU_CHOICE_I64S(BMM__LOAD_I64)
+  BMM__CPU_CHOICE_STRS(BMM__LOAD_STR)
+#undef BMM__LOAD_INT
+#undef BMM__LOAD_I64
+#undef BMM__LOAD_STR
+  return c;
+}
+// clang-format on
+static int bmm__cpu_plan_rebound(bmm_plan *pl) {
+  if (!pl->priv[1]) return 0;
+  bmm__cpu_plan_keep(pl);
+  return 1;
 }
 
 bmm_status bmm_cpu_run_plan(const bmm_plan *pl) {
   bmm_status s;
+  bmm__cpu_choice kept;
   if (!pl) return bmm__fail(BMM_NULL_POINTER, "plan is NULL");
   s = bmm__check_seal(pl);
   if (s != BMM_OK) return s;
@@ -2113,7 +2194,7 @@ bmm_status bmm_cpu_run_plan(const bmm_plan *pl) {
                      "plan is for the %s backend: make it with bmm_plan_problem(p, "
                      "BMM_BACKEND_CPU, &plan)",
                      bmm_backend_name(pl->backend));
-  return bmm__cpu_run(pl);
+  return bmm__cpu_run(pl, bmm__cpu_plan_kept(pl, &kept));
 }
 
 /* An entry point named for a strategy runs that strategy or refuses: a
@@ -2130,7 +2211,7 @@ static bmm_status bmm__cpu_entry(const bmm_problem *p, bmm_strategy s) {
                      bmm_strategy_name(s), bmm_strategy_name(p->strategy), bmm_strategy_name(s));
   }
   st = bmm__plan_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES, s, &pl);
-  return st != BMM_OK ? st : bmm__cpu_run(&pl);
+  return st != BMM_OK ? st : bmm__cpu_run(&pl, NULL);
 }
 
 #define BMM__X(E, name, l, mm, mn, mk, cf, d) \
@@ -2160,8 +2241,10 @@ static void bmm__cpu_table_for(int arch, const bmm_table_rule **rules, int *coun
 }
 
 static bmm_status bmm__cpu_plan(const bmm_problem *p, bmm_plan *out) {
-  return bmm__plan_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES, BMM_FORCE_CPU_STRATEGY,
-                        out);
+  const bmm_status s = bmm__plan_with(p, BMM_BACKEND_CPU, BMM_CPU_TABLE, BMM__CPU_NRULES,
+                                      BMM_FORCE_CPU_STRATEGY, out);
+  if (s == BMM_OK) bmm__cpu_plan_keep(out);
+  return s;
 }
 
 static bmm_status bmm__cpu_explain(const bmm_problem *p, char *buf, size_t len) {
@@ -4172,7 +4255,9 @@ static const BMM__FN(tile_fn)
    step of k 4 B vectors and 6 broadcasts for 24 FMAs, where 8 x 2 tiles take
    10 loads for 16. They read B once per 6 rows, not 8: 4-row tiles did so
    once per 4 and, with B in L2 (square128), ran 1.2x slower on Zen 5; 6-row
-   ones ran 1.09x faster there on an Intel Xeon (Zen 5 not measured since). */
+   ones ran 1.09x faster there on an Intel Xeon, and 8 x 2 tiles in their
+   place took 1.02-1.10x the time at 32^3..128^3 f64 in cache on Zen 5
+   (2026-12-02). */
 #define BMM__BLK_TILE4_DEF(R) BMM__BLK_TILE_FN(R, 4)
 BMM__BLK_TILE4_ROWS(BMM__BLK_TILE4_DEF)
 #undef BMM__BLK_TILE4_DEF

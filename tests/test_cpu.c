@@ -4052,13 +4052,129 @@ static void test_plan_keeps_strategy(void) {
   tprob_free(&t);
 }
 
+/* "" where the kept pick x is the fresh one y field by field, else the
+   first field that differs */
+static const char *choice_diff(const bmm__cpu_choice *x, const bmm__cpu_choice *y) {
+  // clang-format off
+#define BMMX_SAME(f) if (x->f != y->f) return #f;
+  BMM__CPU_CHOICE_INTS(BMMX_SAME)
+  BMM__CPU_CHOICE_I64S(BMMX_SAME)
+  BMM__CPU_CHOICE_STRS(BMMX_SAME)
+#undef BMMX_SAME
+  // clang-format on
+  return "";
+}
+
+/* The pick a plan keeps is bmm__cpu_pick's, field by field: after
+   bmm_plan_problem and after bmm_plan_rebind, for the shapes, dtypes and
+   layouts of test_plan_run, and where the call is big enough to stream C
+   (bmm__cpu_stream_test = 0) with C moved an element on and back, where
+   the streaming answer turns and the plan must pick again. */
+static void test_plan_kept(void) {
+  static const int64_t shapes[][4] = {{1000, 3, 1, 25}, {300, 4, 4, 4},  {40, 16, 16, 16},
+                                      {6, 32, 64, 32},  {3, 70, 40, 33}, {50, 2, 5, 0}};
+  static const bmm_dtype dts[] = {BMM_F32, BMM_F64, BMM_F16, BMM_BF16, BMM_C64, BMM_C128};
+  const double stream_was = bmm__cpu_stream_test;
+  int s, d, l, big, checked = 0, turned = 0;
+  for (big = 0; big < 2; ++big) {
+    bmm__cpu_stream_test = big ? 0 : stream_was;
+    for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); ++s)
+      for (d = 0; d < (int)(sizeof dts / sizeof dts[0]); ++d)
+        for (l = 0; l < BMMX_LAYOUT_COUNT; ++l) {
+          bmm_problem p =
+              case_shape(dts[d], l, shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3]);
+          tprob t;
+          bmm_plan plan;
+          bmm__cpu_choice kept, now;
+          const bmm__cpu_choice *k;
+          int bias, step;
+          apply_mode(&p, s + d + l, l, &bias);
+          p.beta = p.beta_im = 0; /* a C that is only written: the calls that stream */
+          tprob_make(&t, &p, bias, (uint64_t)(s * 64 + d * 8 + l), "kept pick");
+          if (!CHECK(bmm_plan_problem(&t.p, BMM_BACKEND_CPU, &plan) == BMM_OK, "[%s] plan: %s",
+                     t.label, bmm_last_error())) {
+            tprob_free(&t);
+            continue;
+          }
+          for (step = 0; step < 3; ++step) {
+            /* step 1: C an element on (inside tprob's guard), step 2: back */
+            char *c = (char *)t.c.ptr + (step == 1 ? t.c.es : 0);
+            int was = -1;
+            if (step) {
+              k = bmm__cpu_plan_kept(&plan, &kept);
+              was = k ? k->stream : -1;
+              if (!CHECK(bmm_plan_rebind(&plan, t.p.a.ptr, t.p.b.ptr, c, t.p.bias) == BMM_OK,
+                         "[%s] rebind: %s", t.label, bmm_last_error()))
+                break;
+            }
+            k = bmm__cpu_plan_kept(&plan, &kept);
+            now = bmm__cpu_pick(&plan);
+            if (plan.m * plan.n * plan.batch == 0)
+              CHECK(!k, "[%s] an empty plan kept a pick", t.label);
+            else if (CHECK(k != NULL, "[%s] step %d: the plan kept no pick", t.label, step))
+              CHECK(!*choice_diff(k, &now),
+                    "[%s] step %d: the kept pick's %s differs from bmm__cpu_pick's", t.label, step,
+                    choice_diff(k, &now));
+            turned += k && was >= 0 && was != k->stream;
+            ++checked;
+          }
+          tprob_free(&t);
+        }
+  }
+  bmm__cpu_stream_test = stream_was;
+  CHECK(checked > 0, "no kept pick checked");
+#if BMM__CPU_NT
+  CHECK(turned > 0, "no rebind turned the streaming of C (test bug)");
+#endif
+}
+
+/* bmm_cpu_run_plan runs the kept pick, not a new one: a plan whose kept
+   kernel is changed to cpu_ref's (and sealed again) runs cpu_ref's kernel
+   and bits; offered other threads (omp_set_num_threads) it picks again and
+   runs the kernel bmm_cpu runs. */
+static void test_plan_runs_kept(void) {
+  bmm_problem p = case_shape(BMM_F32, BMMX_ROWMAJOR, 64, 8, 8, 8);
+  bmm_plan plan;
+  tprob t;
+  int kernel;
+  tprob_make(&t, &p, 0, 7, "plan runs its kept pick");
+  if (CHECK(bmm_cpu(&t.p) == BMM_OK, "bmm_cpu: %s", bmm_last_error()) &&
+      CHECK(bmm_plan_problem(&t.p, BMM_BACKEND_CPU, &plan) == BMM_OK, "plan: %s",
+            bmm_last_error())) {
+    kernel = bmm__cpu_last_kernel;
+    CHECK(kernel != BMM__CPU_K_ref, "bmm_cpu runs cpu_ref here (test bug)");
+    CHECK(plan.priv[2] == (uint64_t)kernel, "the kept kernel is %d, bmm_cpu's %d (word 2)",
+          (int)plan.priv[2], kernel);
+    plan.priv[2] = BMM__CPU_K_ref, plan.seal = bmm__plan_seal(&plan);
+    memcpy(t.c.alloc, t.c.init, (size_t)t.c.count * t.c.es);
+    if (CHECK(bmm_cpu_run_plan(&plan) == BMM_OK, "run: %s", bmm_last_error()))
+      CHECK(bmm__cpu_last_kernel == BMM__CPU_K_ref &&
+                tprob_verify(&t, BMM_CPU_REF, "the kept pick changed to cpu_ref"),
+            "the plan ran kernel %s, not the kept cpu_ref",
+            bmm__cpu_kernel_names[bmm__cpu_last_kernel]);
+#ifdef _OPENMP
+    {
+      const int was = omp_get_max_threads();
+      omp_set_num_threads(was + 1);
+      if (CHECK(bmm_cpu_run_plan(&plan) == BMM_OK, "run: %s", bmm_last_error()))
+        CHECK(bmm__cpu_last_kernel == kernel,
+              "offered %d threads, not the plan's %d, the plan ran kernel %s, not bmm_cpu's %s",
+              was + 1, was, bmm__cpu_kernel_names[bmm__cpu_last_kernel],
+              bmm__cpu_kernel_names[kernel]);
+      omp_set_num_threads(was);
+    }
+#endif
+  }
+  tprob_free(&t);
+}
+
 /* What bmm_cpu_run_plan and bmm_plan_rebind refuse, by name; a refused
    rebind leaves the plan as it was. */
 static void test_plan_errors(void) {
   bmm_problem p = err_base();
   bmm_plan plan, q, before;
-  static const char *const changed[] = {"m",     "k",        "a.row_stride", "c.ptr",
-                                        "alpha", "strategy", "rule.kernel",  "bias"};
+  static const char *const changed[] = {"m",        "k",           "a.row_stride", "c.ptr", "alpha",
+                                        "strategy", "rule.kernel", "bias",         "priv"};
   int i;
   memset(&plan, 0, sizeof plan);
   EXPECT(bmm_cpu_run_plan(NULL), BMM_NULL_POINTER, "plan", "run a NULL plan");
@@ -4080,6 +4196,7 @@ static void test_plan_errors(void) {
     if (i == 5) q.strategy = q.strategy == BMM_CPU_REF ? BMM_CPU_DOT : BMM_CPU_REF;
     if (i == 6) snprintf(q.rule.kernel, sizeof q.rule.kernel, "ref");
     if (i == 7) q.bias = g_bias;
+    if (i == 8) q.priv[2] ^= 1; /* the kept pick's kernel */
     snprintf(what, sizeof what, "plan.%s changed by hand", changed[i]);
     EXPECT(bmm_cpu_run_plan(&q), BMM_BAD_PLAN, "bmm_plan_rebind", what);
     EXPECT(bmm_plan_rebind(&q, g_a, g_b, g_c, NULL), BMM_BAD_PLAN, "bmm_plan_rebind", what);
@@ -4228,6 +4345,8 @@ static void test_regress_unsupported_names(void) {
   X(regress_unsupported_names)  \
   X(plan_run)                   \
   X(plan_keeps_strategy)        \
+  X(plan_kept)                  \
+  X(plan_runs_kept)             \
   X(plan_errors)
 
 static const struct {
