@@ -1147,8 +1147,10 @@ typedef struct bmm__cpu_choice {
 typedef char bmm__cpu_choice_listed[sizeof(bmm__cpu_choice) <=
     BMM__CPU_CHOICE_INT_N * sizeof(int) + BMM__CPU_CHOICE_I64_N * 8 +
     BMM__CPU_CHOICE_STR_N * sizeof(char *) + 8 ? 1 : -1];
-/* a plan's words: the key, whether C's pointer counted, the fields */
-typedef char bmm__cpu_choice_kept[2 + BMM__CPU_CHOICE_INT_N + BMM__CPU_CHOICE_I64_N +
+/* a plan's words: the key, whether C's pointer counted, then the fields
+   from word BMM__CPU_KEPT_AT on, the INTS first (kernel there) */
+enum { BMM__CPU_KEPT_KEY, BMM__CPU_KEPT_PTR, BMM__CPU_KEPT_AT };
+typedef char bmm__cpu_choice_kept[BMM__CPU_KEPT_AT + BMM__CPU_CHOICE_INT_N + BMM__CPU_CHOICE_I64_N +
     BMM__CPU_CHOICE_STR_N <= BMM_PLAN_PRIVATE_WORDS ? 1 : -1];
 // clang-format on
 
@@ -2127,9 +2129,9 @@ bmm_status bmm_cpu(const bmm_problem *p) {
 
 /* ---- the pick a CPU plan keeps (bmm_plan.priv) -----------------------------
    bmm_plan_problem keeps bmm__cpu_pick's answer in the plan, so that
-   bmm_cpu_run_plan skips it: 25-30% of a small call's time through a plan
-   (f32/f64 2^3..8^3, 82-101 ns an entry against 109-151; Zen 5,
-   bench/notes/cpu.md, "the pick kept in the plan"). The pick reads the
+   bmm_cpu_run_plan skips it: a plan run at f32/f64 2^3..8^3 took 0.43-0.53
+   of bmm_cpu's time where it took 0.50-0.71 (Zen 5, bench/notes/cpu.md,
+   "the pick kept in the plan"). The pick reads the
    threads OpenMP offers, so the plan keeps them too (the key) and a run
    offered others (omp_set_num_threads since, or inside a parallel region)
    picks again; of the pointers it reads C's alignment, and only where it
@@ -2147,11 +2149,12 @@ static uint64_t bmm__cpu_pick_key(void) {
 static void bmm__cpu_plan_keep(bmm_plan *pl) {
   uint64_t *w = pl->priv;
   bmm__cpu_choice c;
-  int n = 2;
+  int n = BMM__CPU_KEPT_AT;
   memset(pl->priv, 0, sizeof pl->priv);
   if (pl->m == 0 || pl->n == 0 || pl->batch == 0) return; /* runs nothing */
   c = bmm__cpu_pick(pl);
-  w[0] = bmm__cpu_pick_key(), w[1] = (uint64_t)bmm__cpu_stream_but_rows(pl);
+  w[BMM__CPU_KEPT_KEY] = bmm__cpu_pick_key();
+  w[BMM__CPU_KEPT_PTR] = (uint64_t)bmm__cpu_stream_but_rows(pl);
 #define BMM__KEEP(f) w[n++] = (uint64_t)(int64_t)c.f;
 #define BMM__KEEP_STR(f) w[n++] = (uint64_t)(uintptr_t)c.f;
   BMM__CPU_CHOICE_INTS(BMM__KEEP)
@@ -2163,8 +2166,8 @@ static void bmm__cpu_plan_keep(bmm_plan *pl) {
 /* the kept pick in *c, or NULL where there is none for these threads */
 static const bmm__cpu_choice *bmm__cpu_plan_kept(const bmm_plan *pl, bmm__cpu_choice *c) {
   const uint64_t *w = pl->priv;
-  int n = 2;
-  if (!w[0] || w[0] != bmm__cpu_pick_key()) return NULL;
+  int n = BMM__CPU_KEPT_AT;
+  if (!w[BMM__CPU_KEPT_KEY] || w[BMM__CPU_KEPT_KEY] != bmm__cpu_pick_key()) return NULL;
 #define BMM__LOAD_INT(f) c->f = (int)(int64_t)w[n++];
 #define BMM__LOAD_I64(f) c->f = (int64_t)w[n++];
 #define BMM__LOAD_STR(f) c->f = (const char *)(uintptr_t)w[n++];
@@ -2178,7 +2181,7 @@ static const bmm__cpu_choice *bmm__cpu_plan_kept(const bmm_plan *pl, bmm__cpu_ch
 }
 // clang-format on
 static int bmm__cpu_plan_rebound(bmm_plan *pl) {
-  if (!pl->priv[1]) return 0;
+  if (!pl->priv[BMM__CPU_KEPT_PTR]) return 0;
   bmm__cpu_plan_keep(pl);
   return 1;
 }

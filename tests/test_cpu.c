@@ -4143,9 +4143,9 @@ static void test_plan_runs_kept(void) {
             bmm_last_error())) {
     kernel = bmm__cpu_last_kernel;
     CHECK(kernel != BMM__CPU_K_ref, "bmm_cpu runs cpu_ref here (test bug)");
-    CHECK(plan.priv[2] == (uint64_t)kernel, "the kept kernel is %d, bmm_cpu's %d (word 2)",
-          (int)plan.priv[2], kernel);
-    plan.priv[2] = BMM__CPU_K_ref, plan.seal = bmm__plan_seal(&plan);
+    CHECK(plan.priv[BMM__CPU_KEPT_AT] == (uint64_t)kernel, "the kept kernel is %d, bmm_cpu's %d",
+          (int)plan.priv[BMM__CPU_KEPT_AT], kernel);
+    plan.priv[BMM__CPU_KEPT_AT] = BMM__CPU_K_ref, plan.seal = bmm__plan_seal(&plan);
     memcpy(t.c.alloc, t.c.init, (size_t)t.c.count * t.c.es);
     if (CHECK(bmm_cpu_run_plan(&plan) == BMM_OK, "run: %s", bmm_last_error()))
       CHECK(bmm__cpu_last_kernel == BMM__CPU_K_ref &&
@@ -4196,7 +4196,7 @@ static void test_plan_errors(void) {
     if (i == 5) q.strategy = q.strategy == BMM_CPU_REF ? BMM_CPU_DOT : BMM_CPU_REF;
     if (i == 6) snprintf(q.rule.kernel, sizeof q.rule.kernel, "ref");
     if (i == 7) q.bias = g_bias;
-    if (i == 8) q.priv[2] ^= 1; /* the kept pick's kernel */
+    if (i == 8) q.priv[BMM__CPU_KEPT_AT] ^= 1; /* the kept pick's kernel */
     snprintf(what, sizeof what, "plan.%s changed by hand", changed[i]);
     EXPECT(bmm_cpu_run_plan(&q), BMM_BAD_PLAN, "bmm_plan_rebind", what);
     EXPECT(bmm_plan_rebind(&q, g_a, g_b, g_c, NULL), BMM_BAD_PLAN, "bmm_plan_rebind", what);
