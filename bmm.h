@@ -179,6 +179,9 @@ typedef struct bmm_c128 {
    row- or column-major per entry (B may be one shared entry): col_a,
    trans_b, column-major; one batch dim */
 #define BMM_CLAIM_PACKED 2u
+/* a restriction, not a capability: f16 and bf16 only (a kernel built on the
+   halves' own instructions, tensor cores' mma.sync) */
+#define BMM_CLAIM_HALVES_ONLY 4u
 
 /* Strategies: X(ENUM, name, layouts it handles, max m, max n, max k (0 = no
    limit), claim flags (BMM_CLAIM_*), what it is). Validation rejects a
@@ -214,7 +217,9 @@ typedef struct bmm_c128 {
   X(CUDA_ASYNC, cuda_async, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 32, 32, 128, BMM_CLAIM_CONJ,        \
     "batch groups streamed into two shared buffers by asynchronous copies")                      \
   X(CUDA_WARP_STAGED, cuda_warp_staged, BMM_L_ROWMAJOR | BMM_L_SHARED_B, 32, 32, 128,            \
-    BMM_CLAIM_CONJ, "batch groups staged per warp, synchronised by __syncwarp only")
+    BMM_CLAIM_CONJ, "batch groups staged per warp, synchronised by __syncwarp only")             \
+  X(CUDA_MMA, cuda_mma, BMM_L_ALL, 0, 0, 0, BMM_CLAIM_CONJ | BMM_CLAIM_HALVES_ONLY,              \
+    "tensor cores (mma.sync m16n8k16, f32 sums; compute capability 8.0+)")
 
 /* X(ENUM, message) */
 #define BMM_STATUSES(X)                                                   \
@@ -730,7 +735,8 @@ static int bmm__claims_all(bmm_strategy s) {
   unsigned l, f;
   int64_t mm, mn, mk;
   bmm__claim(s, &l, &mm, &mn, &mk, &f);
-  return l == BMM_L_ALL && mm == 0 && mn == 0 && mk == 0 && (f & BMM_CLAIM_CONJ);
+  return l == BMM_L_ALL && mm == 0 && mn == 0 && mk == 0 && (f & BMM_CLAIM_CONJ) &&
+         !(f & BMM_CLAIM_HALVES_ONLY);
 }
 
 /* One entry of an operand (rows x cols) packed row-major / column-major:
@@ -762,6 +768,11 @@ static int bmm__conj_refused(unsigned claim_flags, const bmm_plan *p) {
   return (p->a.conj || p->b.conj) && !(claim_flags & BMM_CLAIM_CONJ);
 }
 
+/* a dtype other than f16, bf16 where the claim has BMM_CLAIM_HALVES_ONLY */
+static int bmm__dtype_refused(unsigned claim_flags, const bmm_plan *p) {
+  return (claim_flags & BMM_CLAIM_HALVES_ONLY) && p->dtype != BMM_F16 && p->dtype != BMM_BF16;
+}
+
 int bmm_strategy_supports(bmm_strategy s, const bmm_plan *p) {
   unsigned l, f;
   int64_t mm, mn, mk;
@@ -772,7 +783,7 @@ int bmm_strategy_supports(bmm_strategy s, const bmm_plan *p) {
       !((f & BMM_CLAIM_PACKED) && bmm__packed_problem(p)))
     return 0;
   if ((mm && p->m > mm) || (mn && p->n > mn) || (mk && p->k > mk)) return 0;
-  return !bmm__conj_refused(f, p);
+  return !bmm__conj_refused(f, p) && !bmm__dtype_refused(f, p);
 }
 
 /* a*b for a, b >= 0; 0 on overflow. */
@@ -1532,6 +1543,9 @@ static bmm_status bmm__plan_with(const bmm_problem *p, bmm_backend be, const bmm
       if (bmm__conj_refused(cf, out))
         return bmm__fail(BMM_UNSUPPORTED, "strategy %s takes no conj flags (a.conj=%d b.conj=%d)",
                          bmm_strategy_name(f), out->a.conj, out->b.conj);
+      if (bmm__dtype_refused(cf, out))
+        return bmm__fail(BMM_UNSUPPORTED, "strategy %s takes f16 and bf16 only (dtype %s)",
+                         bmm_strategy_name(f), bmm_dtype_name(out->dtype));
       names[0] = 0;
       for (i = 0; i < BMM_LAYOUT_COUNT; ++i)
         if (l & (1u << i))

@@ -19,14 +19,15 @@
    memory only where the device can read pageable memory); others give
    BMM_BAD_DEVICE_POINTER before anything is launched.
 
-   Every dtype runs on every kernel strategy: f16 and bf16 sum in f32 and
-   round C once, c64 and c128 take the conj flags and complex alpha, beta
-   (bmm__cuda_num below is what differs by dtype).
+   Every dtype runs on every kernel strategy but cuda_mma (tensor cores: f16
+   and bf16 only): f16 and bf16 sum in f32 and round C once, c64 and c128
+   take the conj flags and complex alpha, beta (bmm__cuda_num below is what
+   differs by dtype).
 
    One entry per strategy forces it: bmm_cuda_loop(p, stream),
    bmm_cuda_warp, bmm_cuda_staged, bmm_cuda_tiled, bmm_cuda_batch_inner,
    bmm_cuda_batch_entry, bmm_cuda_cublas, bmm_cuda_fixed, bmm_cuda_async,
-   bmm_cuda_warp_staged.
+   bmm_cuda_warp_staged, bmm_cuda_mma.
 
    Configuration macros (define before the implementation include):
      BMM_CUDA_TABLE_SM90, BMM_CUDA_TABLE_SM80, BMM_CUDA_TABLE_GENERIC
@@ -64,6 +65,8 @@
      cuda_fixed        threads [256], capped at 256 (a 4x1 or 4x4 register
                        array: the pick's)
      cuda_cublas       none (a bias costs a second launch)
+     cuda_mma          none (128 threads: 4 warps a 32 x 32 tile; f16, bf16
+                       on compute capability 8.0+)
    bmm_explain(p, BMM_BACKEND_CUDA, ...) prints what bmm__cuda_pick decided:
    the kernel (e.g. kernel=bmm__cuda_staged<float>), grid, block, shared
    memory, the strategy's own values, and why.
@@ -1114,6 +1117,26 @@ __global__ void bmm__cuda_warp_staged(const __grid_constant__ bmm__cuda_args arg
 #define BMM__CUDA_TILED_BUFS(TL, ACC_SIZE) \
   (4 * BMM__CUDA_TILE_K * ((TL) + 1) * (ACC_SIZE) <= 48 * 1024 ? 2 : 1)
 
+/* TILED's and MMA's walk over C: tiles of TL x TL, batch entry after entry;
+   tile t of a grid-stride loop lies in entry *b from row *i0, column *j0 */
+typedef struct bmm__cuda_tiles {
+  int64_t tiles_n, per_entry, total;
+} bmm__cuda_tiles;
+static __device__ __forceinline__ bmm__cuda_tiles bmm__cuda_tiles_of(const bmm_plan *pl,
+                                                                     int64_t tl) {
+  bmm__cuda_tiles g;
+  g.tiles_n = (pl->n + tl - 1) / tl;
+  g.per_entry = (pl->m + tl - 1) / tl * g.tiles_n;
+  g.total = g.per_entry * pl->batch;
+  return g;
+}
+static __device__ __forceinline__ void bmm__cuda_tile_at(const bmm__cuda_tiles *g, int64_t t,
+                                                         int64_t tl, int64_t *b, int64_t *i0,
+                                                         int64_t *j0) {
+  const int64_t e = t / g->per_entry, rt = t - e * g->per_entry, tm = rt / g->tiles_n;
+  *b = e, *i0 = tm * tl, *j0 = (rt - tm * g->tiles_n) * tl;
+}
+
 /* one thread's share of K step l0's tiles (TL * 16 / 256 elements of each),
    loaded into registers in the operand's coalescing order (zeros outside) */
 template <typename T, int TL>
@@ -1171,18 +1194,16 @@ static __device__ __forceinline__ void bmm__cuda_tiled_body(const bmm__cuda_args
   __shared__ S sB[NB][KT][TL + 1];
   const bmm_plan *pl = &args.pl;
   const int64_t m = pl->m, n = pl->n, k = pl->k;
-  const int64_t tiles_m = (m + TL - 1) / TL, tiles_n = (n + TL - 1) / TL;
-  const int64_t per_entry = tiles_m * tiles_n, total = per_entry * pl->batch;
+  const bmm__cuda_tiles tiles = bmm__cuda_tiles_of(pl, TL);
   const int a_kfast = pl->a.col_stride == 1 || m == 1, b_nfast = pl->b.col_stride == 1 || k == 1;
   const int tx = (int)(threadIdx.x & 15u), ty = (int)(threadIdx.x >> 4);
   T *C = (T *)pl->c.ptr;
   int64_t t;
-  for (t = blockIdx.x; t < total; t += gridDim.x) {
-    const int64_t b = t / per_entry, rt = t - b * per_entry, tm = rt / tiles_n;
-    const int64_t i0 = tm * TL, j0 = (rt - tm * tiles_n) * TL;
-    int64_t oa, ob, oc, l0;
+  for (t = blockIdx.x; t < tiles.total; t += gridDim.x) {
+    int64_t b, i0, j0, oa, ob, oc, l0;
     S acc[R][R], ra[R], rb[R];
     int r, c, q = 0;
+    bmm__cuda_tile_at(&tiles, t, TL, &b, &i0, &j0);
     bmm__cuda_zero_sums<N>(acc);
     bmm__cuda_offsets(pl, b, &oa, &ob, &oc);
     if (pl->use_ab) {
@@ -1241,6 +1262,158 @@ template <typename T>
 __global__ void __launch_bounds__(256)
     bmm__cuda_tiled64(const __grid_constant__ bmm__cuda_args args) {
   bmm__cuda_tiled_body<T, 64>(args);
+}
+
+/* MMA: tensor cores, f16 and bf16 only (BMM_CLAIM_HALVES_ONLY; issue 23).
+   A block of 4 warps computes a 32 x 32 tile of C of one batch entry, each
+   warp a 16 x 16 quarter as two mma.sync.m16n8k16 (f32 sums: the products
+   of two halves are exact in f32, and C is rounded once, when stored). Per
+   K step of 16 the block stages A's 32 x 16 and B's 16 x 32 elements into
+   shared memory as 32-bit words of two halves along k (zeros outside the
+   matrix), the unit the fragments are made of, B by column so that its
+   words are k pairs too; then each lane reads its fragments by the layout
+   of the PTX ISA ("Matrix Fragments for mma.m16n8k16 with floating point
+   type"), with g = lane / 4 and t = lane % 4 (k in elements):
+     A  a0 (row g, k 2t, 2t+1)  a1 (row g+8, same k)  a2, a3 (k 2t+8, 2t+9)
+     B  b0 (col g, k 2t, 2t+1)  b1 (col g, k 2t+8, 2t+9)
+     C  c0, c1 (row g, cols 2t, 2t+1)  c2, c3 (row g+8, same cols)
+   A shared row is BMM__CUDA_MMA_LDW words (8 k pairs and 4 of padding), so
+   the 32 lanes' fragment reads (word g * 12 + t, or t + 4) hit 32 distinct
+   banks; the stores are spread over 32 banks too (A's rows and B's pairs
+   placed below). Elements are loaded through the plan's strides, so any
+   layout runs (k pairs side by side on 4 bytes as one load, others one by
+   one: a layout's coalescing is its own); an element out of the matrix is
+   a zero whose products land only in outputs that are not stored, and k
+   out of range is zero in both A and B. Below compute capability 8.0 the
+   pick refuses it (the instruction does not exist there). Not yet run on a
+   GPU: correct in the emulator, which implements the instruction and its
+   fragment layout (tests/cuda_emu). */
+#define BMM__CUDA_MMA_TILE 32
+#define BMM__CUDA_MMA_LDW 12
+
+/* which mma.sync a kernel element type uses; ok = 0: none (never launched) */
+template <typename T> struct bmm__cuda_mma_op {
+  enum { ok = 0, bf16 = 0 };
+};
+template <> struct bmm__cuda_mma_op<bmm__cuda_f16> {
+  enum { ok = 1, bf16 = 0 };
+};
+template <> struct bmm__cuda_mma_op<bmm__cuda_bf16> {
+  enum { ok = 1, bf16 = 1 };
+};
+
+/* d += a * b: one warp's m16n8k16 with f32 sums (all 32 lanes, converged) */
+template <int BF16>
+static __device__ __forceinline__ void bmm__cuda_mma16816(float (&d)[4], const unsigned (&a)[4],
+                                                          const unsigned (&b)[2]) {
+#if defined(BMM__CUDA_EMULATED)
+  bmm_emu_mma(BF16, d, a, b);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if (BF16)
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  else
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+  (void)d, (void)a, (void)b; /* below sm_80 the pick never launches cuda_mma */
+#endif
+}
+
+/* elements (x, l) and (x, l + 1) of an operand at x * sx + l * sl as one
+   word (l in the low half), each a zero where out of range (x >= nx, l >= k):
+   one 4-byte load where the two lie side by side on a 4-byte boundary (A
+   row-major: a warp's request then reads whole 32-byte sectors), else two */
+template <typename T>
+static __device__ __forceinline__ unsigned bmm__cuda_mma_pair(const T *p, int64_t x, int64_t nx,
+                                                              int64_t sx, int64_t l, int64_t k,
+                                                              int64_t sl) {
+  const T *q;
+  if (x >= nx || l >= k) return 0;
+  q = p + x * sx + l * sl;
+  if (l + 1 >= k) return q->bits;
+  if (sl == 1 && ((uintptr_t)q & 3u) == 0) return *(const unsigned *)q;
+  return (unsigned)q->bits | (unsigned)q[sl].bits << 16;
+}
+
+/* the word of k pair kp (0..7) of B's column j in its shared row: the pairs
+   of each half of the row rotated by j / 8, so that a warp's stores of 32
+   columns (one pair each) hit 32 banks (12 j mod 32 alone repeats every 8
+   columns); a warp's fragment reads share j / 8 and stay conflict-free */
+static __device__ __forceinline__ int bmm__cuda_mma_swz(int kp, int64_t j) {
+  return (kp & 4) | ((kp + (int)(j >> 3)) & 3);
+}
+
+template <typename T, int OK = bmm__cuda_mma_op<T>::ok> struct bmm__cuda_mma_body {
+  static __device__ __forceinline__ void run(const bmm__cuda_args &args) { (void)args; }
+};
+template <typename T> struct bmm__cuda_mma_body<T, 1> {
+  static __device__ __forceinline__ void run(const bmm__cuda_args &args) {
+    enum { TL = BMM__CUDA_MMA_TILE, KT = 16, LDW = BMM__CUDA_MMA_LDW };
+    __shared__ unsigned sA[TL][LDW]; /* [row of A][k pair] */
+    __shared__ unsigned sB[TL][LDW]; /* [column of B][k pair] */
+    const bmm_plan *pl = &args.pl;
+    const int64_t m = pl->m, n = pl->n, k = pl->k;
+    const bmm__cuda_tiles tiles = bmm__cuda_tiles_of(pl, TL);
+    const int lane = (int)(threadIdx.x & 31u), warp = (int)(threadIdx.x >> 5);
+    const int g = lane >> 2, tg = lane & 3, wm = (warp >> 1) * 16, wn = (warp & 1) * 16;
+    T *C = (T *)pl->c.ptr;
+    int64_t t;
+    for (t = blockIdx.x; t < tiles.total; t += gridDim.x) {
+      int64_t b, i0, j0, oa, ob, oc, l0;
+      float d[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
+      int nt, r, u;
+      bmm__cuda_tile_at(&tiles, t, TL, &b, &i0, &j0);
+      bmm__cuda_offsets(pl, b, &oa, &ob, &oc);
+      for (l0 = 0; pl->use_ab && l0 < k; l0 += KT) {
+        const T *A = (const T *)pl->a.ptr + oa, *B = (const T *)pl->b.ptr + ob;
+        unsigned fa[4], fb[2];
+        /* 256 words of each tile, 2 a thread: A by rows (k fastest, as
+           row-major A lies), a warp's 4 rows two apart (rows 2s + w % 2 of
+           each 8: their 8 words start 8 banks apart, where 4 rows in a row
+           would share 4 banks); B by columns (j fastest, as row-major B
+           lies), its pairs rotated (bmm__cuda_mma_swz) */
+#pragma unroll
+        for (u = 0; u < 2; ++u) {
+          const int e = (int)threadIdx.x + 128 * u;
+          const int ra = (e >> 6) << 3 | ((e >> 3) & 3) << 1 | ((e >> 5) & 1);
+          sA[ra][e & 7] = bmm__cuda_mma_pair(A, i0 + ra, m, pl->a.row_stride, l0 + 2 * (e & 7), k,
+                                             pl->a.col_stride);
+          sB[e & 31][bmm__cuda_mma_swz(e >> 5, e & 31)] = bmm__cuda_mma_pair(
+              B, j0 + (e & 31), n, pl->b.col_stride, l0 + 2 * (e >> 5), k, pl->b.row_stride);
+        }
+        __syncthreads();
+        fa[0] = sA[wm + g][tg];
+        fa[1] = sA[wm + g + 8][tg];
+        fa[2] = sA[wm + g][tg + 4];
+        fa[3] = sA[wm + g + 8][tg + 4];
+#pragma unroll
+        for (nt = 0; nt < 2; ++nt) {
+          fb[0] = sB[wn + 8 * nt + g][bmm__cuda_mma_swz(tg, wn + 8 * nt + g)];
+          fb[1] = sB[wn + 8 * nt + g][bmm__cuda_mma_swz(tg + 4, wn + 8 * nt + g)];
+          bmm__cuda_mma16816<bmm__cuda_mma_op<T>::bf16>(d[nt], fa, fb);
+        }
+        __syncthreads(); /* every warp done with the tiles before the next step's stores */
+      }
+#pragma unroll
+      for (nt = 0; nt < 2; ++nt)
+#pragma unroll
+        for (r = 0; r < 4; ++r) {
+          const int64_t i = i0 + wm + g + 8 * (r >> 1), j = j0 + wn + 8 * nt + 2 * tg + (r & 1);
+          if (i < m && j < n)
+            bmm__cuda_epilogue<T>(pl, C + oc + i * pl->c.row_stride + j * pl->c.col_stride,
+                                  d[nt][r], j);
+        }
+    }
+  }
+};
+template <typename T>
+__global__ void __launch_bounds__(128) bmm__cuda_mma(const __grid_constant__ bmm__cuda_args args) {
+  bmm__cuda_mma_body<T>::run(args);
 }
 
 /* BATCH_INNER: batch-innermost operands (element (b,i,j) at (i*cols+j)*nb+b):
@@ -1541,6 +1714,7 @@ __global__ void bmm__cuda_add_bias(const __grid_constant__ bmm__cuda_args args) 
   X(batch_entry4, CUDA_BATCH_ENTRY, bmm__cuda_batch_entry4, "a thread per entry, m, n <= 4")    \
   X(batch_entry8, CUDA_BATCH_ENTRY, bmm__cuda_batch_entry8, "a thread per entry, m, n <= 8")    \
   X(add_bias, CUDA_CUBLAS, bmm__cuda_add_bias, "the bias row added after cuBLAS")               \
+  X(mma, CUDA_MMA, bmm__cuda_mma, "32x32 tiles, 4 warps of two m16n8k16 mma.sync each")         \
   BMM__CUDA_FIXED_SIZES(BMM__CUDA_FIXED_VARIANT, X)
 
 typedef enum bmm__cuda_variant {
@@ -2126,6 +2300,25 @@ static bmm_status bmm__cuda_shape_cuda_tiled(const bmm_plan *pl, const bmm__cuda
   L->grid = bmm__cuda_blocks(bmm__ceil_div(pl->m, tl) * bmm__ceil_div(pl->n, tl) * pl->batch, 1);
   BMM__CUDA_WHY(L, "tile: %s",
                 pl->rule.tile ? "from the rule (32 or 64)" : "64 when m, n >= 64, else 32");
+  return BMM_OK;
+}
+
+/* MMA: a block of 4 warps per 32 x 32 tile of C (the kernel above); the
+   instruction needs compute capability 8.0 */
+static bmm_status bmm__cuda_shape_cuda_mma(const bmm_plan *pl, const bmm__cuda_device *d,
+                                           bmm__cuda_launch *L) {
+  const int64_t tl = BMM__CUDA_MMA_TILE;
+  if (d->ready && d->arch < 80)
+    return bmm__fail(BMM_UNSUPPORTED,
+                     "cuda_mma: mma.sync m16n8k16 needs compute capability 8.0 or later "
+                     "(device %d is %d.%d)",
+                     d->id, d->arch / 10, d->arch % 10);
+  L->variant = BMM__CUDA_V_mma;
+  L->smem_static = 2 * (size_t)(tl * BMM__CUDA_MMA_LDW) * sizeof(unsigned);
+  L->block = 128;
+  L->grid = bmm__cuda_blocks(bmm__ceil_div(pl->m, tl) * bmm__ceil_div(pl->n, tl) * pl->batch, 1);
+  BMM__CUDA_WHY(L, "32 x 32 tiles of C, 4 warps of two m16n8k16 tensor-core products each, K "
+                   "in steps of 16, f32 sums");
   return BMM_OK;
 }
 

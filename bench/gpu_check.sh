@@ -47,7 +47,9 @@
 #                        M 87 s (a direct rerun; 75 s was too short) / 92 s;
 #                        cuda_async since 2026-11-28 (one more strategy on
 #                        the row-major and shared-B rows): E +10-15%, and
-#                        as much again for cuda_warp_staged (same evening)
+#                        as much again for cuda_warp_staged (same evening);
+#                        cuda_mma since 2026-12-07 (the 36 f16/bf16 rows of
+#                        118 only): E +3-5%
 #   sweep         B 70   the seed sweep K = 5..50, f32 + f64, M 43 s / 46 s
 #                        (E +15% with cuda_async, +15% more with
 #                        cuda_warp_staged)
@@ -61,7 +63,8 @@
 #                        M 65 / 17 s, 79 / 26 s; their sweep is step
 #                        peers_sweep
 #   sanitize      over bench_gpu --sanitize (every suite row x every claiming
-#                        strategy: 660 runs, batch cut to 2^24 multiply-adds;
+#                        strategy: 660 runs, ~700 with cuda_mma's f16/bf16
+#                        rows; batch cut to 2^24 multiply-adds;
 #                        square1024 as 256^3): memcheck B 30, M 4 s; initcheck
 #                        B 30, M 3 s; racecheck last, B 60, at 2^14 (squares
 #                        as 16^3, seed rows >= 109 entries): M 38 s on H200
@@ -75,7 +78,10 @@
 #                        the H100's step out of time; now checked on 8 rows);
 #                        E ~125 s with 122 grid problems and the sweep,
 #                        ~135 s with cuda_async's 3 configurations, ~150 s
-#                        with cuda_warp_staged's 4 (45 in the grid)
+#                        with cuda_warp_staged's 4 (45 in the grid); the
+#                        grid stays f32/f64 (the other dtypes keep the
+#                        default table's rules), so cuda_mma is timed in
+#                        step bench only
 #   tables        B 60 each: AUTO alone under each tables/smXY_*.txt and the
 #                        tuned table (suite + sweep K = 1..64), E 40 s each
 #   report        B 30   bench/report.py -> RESULTS_generated.md + PNGs, E 5 s

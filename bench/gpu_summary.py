@@ -171,26 +171,28 @@ def parity_lines(folder, copy):
     return out
 
 
-def against_staged(rows, news=("cuda_async", "cuda_warp_staged")):
-    """The strategies not yet in a table, forced, against cuda_staged row by row
-    (suite and sweep, every dtype): x = staged ms / its ms, > 1 faster."""
+def against_staged(rows, news=(("cuda_async", "cuda_staged"), ("cuda_warp_staged", "cuda_staged"),
+                               ("cuda_mma", "cuda_tiled"))):
+    """The strategies not yet in a table, forced, against the strategy each
+    would replace row by row (suite and sweep, every dtype it claims: cuda_mma
+    f16/bf16 against cuda_tiled): x = base ms / its ms, > 1 faster."""
     ms = {(r["name"], r["dtype"], r["layout"], r.get("strategy")): num(r.get("ms")) for r in rows}
     out = []
-    for s in news:
+    for s, b in news:
         xs = []
         for (name, dt, lay, st), t in ms.items():
-            base = ms.get((name, dt, lay, "cuda_staged"))
+            base = ms.get((name, dt, lay, b))
             if st == s and t and base:
                 xs.append((base / t, "%s/%s" % (name, dt)))
         if not xs:
-            out.append("-- %s vs cuda_staged: no rows timed (forced strategies not run?)" % s)
+            out.append("-- %s vs %s: no rows timed (forced strategies not run?)" % (s, b))
             continue
         xs.sort()
         geo = math.exp(sum(math.log(x) for x, _ in xs) / len(xs))
-        out.append("-- %s vs cuda_staged (staged ms / its ms, >1 faster): geomean %.2f over %d "
+        out.append("-- %s vs %s (%s ms / its ms, >1 faster): geomean %.2f over %d "
                    "rows, %d faster; best %.2f (%s), worst %.2f (%s)" % (
-                       s, geo, len(xs), sum(x > 1 for x, _ in xs), xs[-1][0], xs[-1][1],
-                       xs[0][0], xs[0][1]))
+                       s, b, b.replace("cuda_", ""), geo, len(xs), sum(x > 1 for x, _ in xs),
+                       xs[-1][0], xs[-1][1], xs[0][0], xs[0][1]))
     return out
 
 

@@ -3649,6 +3649,53 @@ static int claims(bmm_strategy s, const bmm_problem *p) {
   return bmm_plan_problem(&q, BMM_BACKEND_CPU, &plan) == BMM_OK && bmm_strategy_supports(s, &plan);
 }
 
+/* every strategy with its list's claim-flags column */
+static const struct claim_flags {
+  bmm_strategy s;
+  unsigned cf;
+} claim_list[] = {
+#define X(E, name, l, mm, mn, mk, cf, d) {BMM_##E, cf},
+    BMM_CPU_STRATEGIES(X) BMM_CUDA_STRATEGIES(X)
+#undef X
+};
+
+/* BMM_CLAIM_HALVES_ONLY (cuda_mma): its strategies claim f16 and bf16 and no
+   other dtype, every other strategy claims a problem whatever its dtype;
+   such a strategy cannot end a table (it claims no f32 problem), so a table
+   whose catch-all names it is refused. */
+static void test_halves_only_claim(void) {
+  const struct claim_flags *list = claim_list;
+  static const bmm_dtype dts[] = {BMM_F32, BMM_F64, BMM_C64, BMM_C128, BMM_F16, BMM_BF16};
+  double buf[3][64];
+  size_t i, d;
+  int flagged = 0;
+  memset(buf, 0, sizeof buf);
+  for (i = 0; i < sizeof claim_list / sizeof claim_list[0]; ++i) {
+    flagged += (list[i].cf & BMM_CLAIM_HALVES_ONLY) != 0;
+    for (d = 0; d < sizeof dts / sizeof dts[0]; ++d) {
+      const bmm_problem p = bmm_problem_rowmajor(dts[d], 2, 2, 2, 2, buf[0], buf[1], buf[2]);
+      const bmm_problem f32 = bmm_problem_rowmajor(BMM_F32, 2, 2, 2, 2, buf[0], buf[1], buf[2]);
+      const int half = dts[d] == BMM_F16 || dts[d] == BMM_BF16;
+      const int want = (list[i].cf & BMM_CLAIM_HALVES_ONLY) ? half : claims(list[i].s, &f32);
+      CHECK(claims(list[i].s, &p) == want, "%s claims a 2x2x2 %s problem %d (claim flags %u)",
+            bmm_strategy_name(list[i].s), bmm_dtype_name(dts[d]), claims(list[i].s, &p),
+            list[i].cf);
+    }
+  }
+  CHECK(flagged == 1, "%d strategies with BMM_CLAIM_HALVES_ONLY (cuda_mma alone expected)",
+        flagged);
+  {
+    bmm_table_rule r[1];
+    bmm_status s;
+    memset(r, 0, sizeof r);
+    r[0].strategy = BMM_CUDA_MMA;
+    s = bmm_set_table(BMM_BACKEND_CUDA, r, 1);
+    CHECK(s == BMM_BAD_TABLE, "a CUDA table ending in a cuda_mma catch-all: %s (%s)",
+          bmm_status_name(s), bmm_last_error());
+    bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
+  }
+}
+
 /* cuda_cublas does not claim a problem with a conj flag (cuBLAS cannot
    conjugate without transposing), so a table rule naming it is skipped for
    such a problem rather than AUTO failing the call; the kernels claim it. */
@@ -3665,18 +3712,11 @@ static void test_cublas_claim_conj(void) {
   CHECK(!claims(BMM_CUDA_CUBLAS, &p), "cuda_cublas claims a problem with b.conj");
   /* every strategy as its list's claim-flags column says */
   {
-    static const struct {
-      bmm_strategy s;
-      unsigned cf;
-    } list[] = {
-#define X(E, name, l, mm, mn, mk, cf, d) {BMM_##E, cf},
-        BMM_CPU_STRATEGIES(X) BMM_CUDA_STRATEGIES(X)
-#undef X
-    };
+    const struct claim_flags *list = claim_list;
     bmm_problem plain = p;
     size_t i;
     plain.a.conj = plain.b.conj = 0;
-    for (i = 0; i < sizeof list / sizeof list[0]; ++i)
+    for (i = 0; i < sizeof claim_list / sizeof claim_list[0]; ++i)
       CHECK(claims(list[i].s, &p) == (claims(list[i].s, &plain) && (list[i].cf & BMM_CLAIM_CONJ)),
             "%s: claims a b.conj problem %d, its plain twin %d, claim flags %u",
             bmm_strategy_name(list[i].s), claims(list[i].s, &p), claims(list[i].s, &plain),
@@ -4326,6 +4366,7 @@ static void test_regress_unsupported_names(void) {
   X(stream_lines)               \
   X(vrows_f32)                  \
   X(cublas_claim_conj)          \
+  X(halves_only_claim)          \
   X(staged_claims_packed)       \
   X(epilogue_same_bits)         \
   X(threads_same_bits)          \

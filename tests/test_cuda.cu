@@ -1094,6 +1094,15 @@ static int test_no_device(void) {
     result(s == BMM_UNSUPPORTED && strstr(bmm_last_error(), "conj"),
            "forced cuda_cublas with b.conj -> %s (%s)", bmm_status_name(s), bmm_last_error());
   }
+  {
+    /* and cuda_mma forced on an f32 problem, naming the dtypes it takes */
+    bmm_plan pl;
+    bmm_problem q = p;
+    q.strategy = BMM_CUDA_MMA;
+    s = bmm_plan_problem(&q, BMM_BACKEND_CUDA, &pl);
+    result(s == BMM_UNSUPPORTED && strstr(bmm_last_error(), "f16 and bf16 only (dtype f32)"),
+           "forced cuda_mma on f32 -> %s (%s)", bmm_status_name(s), bmm_last_error());
+  }
   p.m = -1;
   s = bmm_cuda(&p, 0);
   result(s == BMM_BAD_SIZE, "a bad problem is reported as such without a device -> %s",

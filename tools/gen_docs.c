@@ -25,6 +25,7 @@ static void limit(const char *name, long long v) {
   if ((cf)&BMM_CLAIM_PACKED) printf(", general with packed entries (row- or column-major)"); \
   limit("m", mm), limit("n", mn), limit("k", mk);                                            \
   if (!((cf)&BMM_CLAIM_CONJ)) printf("; no conj");                                           \
+  if ((cf)&BMM_CLAIM_HALVES_ONLY) printf("; f16, bf16 only");                                \
   printf(" | %s |\n", d);
 
 int main(void) {

@@ -176,7 +176,8 @@ static inline int bmmt_find_config(const bmm_table_rule *cfgs, int ncfg, const b
 static inline int bmmt_claims_all(bmm_strategy s) {
   switch (s) {
 #define BMMT__X(E, name, l, mm, mn, mk, cf, d) \
-  case BMM_##E: return (l) == BMM_L_ALL && (mm) == 0 && (mn) == 0 && (mk) == 0;
+  case BMM_##E:                                \
+    return (l) == BMM_L_ALL && (mm) == 0 && (mn) == 0 && (mk) == 0 && !((cf)&BMM_CLAIM_HALVES_ONLY);
     BMM_CPU_STRATEGIES(BMMT__X)
     BMM_CUDA_STRATEGIES(BMMT__X)
 #undef BMMT__X

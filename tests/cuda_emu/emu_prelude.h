@@ -79,6 +79,13 @@ static inline __attribute__((always_inline)) T __shfl_xor_sync(unsigned mask, T 
   return (T)bmm_emu_shfl_xor(mask, (double)v, lane_mask, width);
 }
 template <class T> static inline __attribute__((always_inline)) T __ldg(const T *p) { return *p; }
+/* mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32, d += a * b:
+   a warp collective like a shuffle (all 32 lanes, from one call site), which
+   gathers the lanes' fragments by the PTX ISA's layout, multiplies in f32
+   (the products of two halves are exact) and sums in k order; the
+   hardware's order and rounding of the sums inside one instruction are not
+   documented, and the tests' f16/bf16 bound holds for any order */
+void bmm_emu_mma(int bf16, float *d, const unsigned *a, const unsigned *b);
 
 /* cp.async (bmm__cuda_cp_async & co): a thread's copies, in groups by
    commit, land when the thread waits for their group; or, on odd launches,

@@ -72,7 +72,7 @@
 
 bmm_emu_dim bmm_emu_thread_idx, bmm_emu_block_idx, bmm_emu_block_dim, bmm_emu_grid_dim;
 
-enum { EMU_RUN, EMU_BAR, EMU_SHFL, EMU_WSYNC, EMU_DONE };
+enum { EMU_RUN, EMU_BAR, EMU_SHFL, EMU_WSYNC, EMU_MMA, EMU_DONE };
 enum { EMU_STACK = 64 * 1024, EMU_MAX_THREADS = 1024, EMU_GUARD = 4096 /* elements */ };
 
 typedef struct emu_fiber {
@@ -81,8 +81,11 @@ typedef struct emu_fiber {
   double shfl_val, shfl_res;
   int shfl_mask, shfl_width;
   unsigned shfl_full;
-  const void *shfl_site; /* the kernel's call site: every lane must share it */
-  unsigned wsync_mask;   /* __syncwarp's */
+  const void *shfl_site;       /* the kernel's call site: every lane must share it */
+  unsigned wsync_mask;         /* __syncwarp's */
+  unsigned mma_a[4], mma_b[2]; /* bmm_emu_mma's fragments: A, B (two halves a word) */
+  float mma_d[4];              /* and the lane's four sums, in and out */
+  int mma_bf16;
 } emu_fiber;
 
 static emu_fiber g_fibers[EMU_MAX_THREADS];
@@ -104,6 +107,9 @@ static int64_t g_emu_max_blocks = -1; /* run only the first blocks of a launch (
 /* the architecture whose ptxas counts cudaFuncGetAttributes answers (the
    model's --arch 80 sets 80) */
 static int g_emu_res_arch = 90;
+/* the compute capability the emulated device reports (major * 10 + minor):
+   an H100's; run_mma_rules sets 75 (no mma.sync m16n8k16) */
+static int g_emu_cc = 90;
 
 /* these run inside fibers: never traced (emu_check.h) */
 EMU_NOTRACE static void emu_fiber_main(void) {
@@ -174,6 +180,52 @@ EMU_NOTRACE double bmm_emu_shfl_xor(unsigned mask, double v, int lane_mask, int 
   return f->shfl_res;
 }
 
+EMU_NOTRACE void bmm_emu_mma(int bf16, float *d, const unsigned *a, const unsigned *b) {
+  emu_fiber *f = &g_fibers[g_cur];
+  memcpy(f->mma_a, a, sizeof f->mma_a);
+  memcpy(f->mma_b, b, sizeof f->mma_b);
+  memcpy(f->mma_d, d, sizeof f->mma_d);
+  f->mma_bf16 = bf16;
+  f->shfl_site = __builtin_return_address(0);
+  emu_yield(EMU_MMA);
+  memcpy(d, f->mma_d, sizeof f->mma_d);
+}
+
+static float emu_half(unsigned bits, int bf16) {
+  return bf16 ? bmm_bf16_to_f32((uint16_t)bits) : bmm_f16_to_f32((uint16_t)bits);
+}
+
+/* One m16n8k16 for the warp whose 32 lanes f wait in bmm_emu_mma: the 16 x
+   16 A, 16 x 8 B and 16 x 8 sums gathered from the lanes' fragments by the
+   PTX ISA's layout (g = lane / 4, t = lane % 4; A's register r holds row g +
+   8 (r % 2), k 2t + 8 (r / 2) and the next k; B's register r holds column g,
+   k 2t + 8 r and the next; sum r is row g + 8 (r / 2), column 2t + r % 2),
+   each sum plus its 16 products in k order in f32, scattered back. */
+static void emu_mma_warp(emu_fiber *f) {
+  float A[16][16], B[16][8], D[16][8];
+  const int bf = f[0].mma_bf16;
+  int l, r, i, j, kk;
+  for (l = 0; l < 32; ++l) {
+    const int g = l >> 2, t = l & 3;
+    for (r = 0; r < 4; ++r) {
+      A[g + 8 * (r & 1)][2 * t + 8 * (r >> 1)] = emu_half(f[l].mma_a[r] & 0xffffu, bf);
+      A[g + 8 * (r & 1)][2 * t + 8 * (r >> 1) + 1] = emu_half(f[l].mma_a[r] >> 16, bf);
+      D[g + 8 * (r >> 1)][2 * t + (r & 1)] = f[l].mma_d[r];
+    }
+    for (r = 0; r < 2; ++r) {
+      B[2 * t + 8 * r][g] = emu_half(f[l].mma_b[r] & 0xffffu, bf);
+      B[2 * t + 8 * r + 1][g] = emu_half(f[l].mma_b[r] >> 16, bf);
+    }
+  }
+  for (i = 0; i < 16; ++i)
+    for (j = 0; j < 8; ++j)
+      for (kk = 0; kk < 16; ++kk)
+        D[i][j] += A[i][kk] * B[kk][j]; /* exact product, one f32 rounding a sum */
+  for (l = 0; l < 32; ++l)
+    for (r = 0; r < 4; ++r)
+      f[l].mma_d[r] = D[(l >> 2) + 8 * (r >> 1)][2 * (l & 3) + (r & 1)];
+}
+
 static void emu_error(const char *what, int64_t block) {
   if (!g_emu_error[0])
     snprintf(g_emu_error, sizeof g_emu_error, "emulated launch %ld, block %lld: %s", g_launches,
@@ -189,9 +241,26 @@ static int emu_shuffles(int nthreads, int64_t block) {
   int w, l, released = 0;
   for (w = 0; w < nthreads / 32; ++w) {
     emu_fiber *f = &g_fibers[w * 32];
-    int at = 0, at_w = 0;
+    int at = 0, at_w = 0, at_m = 0;
     for (l = 0; l < 32; ++l)
-      at += f[l].state == EMU_SHFL, at_w += f[l].state == EMU_WSYNC;
+      at += f[l].state == EMU_SHFL, at_w += f[l].state == EMU_WSYNC, at_m += f[l].state == EMU_MMA;
+    if (at_m) {
+      if (at_m != 32) {
+        emu_error("mma.sync reached by only part of a warp", block);
+        return -1;
+      }
+      for (l = 1; l < 32; ++l)
+        if (f[l].shfl_site != f[0].shfl_site || f[l].mma_bf16 != f[0].mma_bf16) {
+          emu_error("mma.sync reached from different call sites or types by lanes of one warp",
+                    block);
+          return -1;
+        }
+      emu_mma_warp(f);
+      for (l = 0; l < 32; ++l)
+        f[l].state = EMU_RUN;
+      released = 1;
+      continue;
+    }
     if (at_w) {
       if (at_w != 32) {
         emu_error("__syncwarp() reached by only part of a warp", block);
@@ -335,8 +404,8 @@ cudaError_t cudaGetDevice(int *d) {
 }
 cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int) {
   switch (a) {
-  case cudaDevAttrComputeCapabilityMajor: *v = 9; break;
-  case cudaDevAttrComputeCapabilityMinor: *v = 0; break;
+  case cudaDevAttrComputeCapabilityMajor: *v = g_emu_cc / 10; break;
+  case cudaDevAttrComputeCapabilityMinor: *v = g_emu_cc % 10; break;
   case cudaDevAttrMultiProcessorCount: *v = g_emu_sms; break;
   case cudaDevAttrPageableMemoryAccess: *v = 1; break;
   case cudaDevAttrMaxSharedMemoryPerBlockOptin: *v = g_emu_smem_optin; break;
@@ -385,8 +454,10 @@ cudaError_t bmm_emu_func_attributes(struct cudaFuncAttributes *fa, const void *f
   if (!r) return cudaErrorInvalidDeviceFunction;
   memset(fa, 0, sizeof *fa);
   fa->numRegs = r->regs, fa->sharedSizeBytes = (size_t)r->smem;
-  /* the TILED kernels' __launch_bounds__(256...); every other kernel takes 1024 */
-  fa->maxThreadsPerBlock = strncmp(kernel, "tiled", 5) == 0 ? 256 : 1024;
+  /* the TILED kernels' __launch_bounds__(256...), MMA's (128); every other kernel takes 1024 */
+  fa->maxThreadsPerBlock = strncmp(kernel, "tiled", 5) == 0 ? 256
+                           : strcmp(kernel, "mma") == 0     ? 128
+                                                            : 1024;
   return cudaSuccess;
 }
 
@@ -728,6 +799,58 @@ static void run_unresident_rule(void) {
   }
 }
 
+/* cuda_mma claims f16 and bf16 only: a table rule for it passes every other
+   dtype to the next rule (cuda_loop here), and runs the halves itself. On a
+   device of compute capability 7.5 (no mma.sync m16n8k16) a forced call is
+   refused by name and AUTO under the same rule runs cuda_loop, correctly,
+   explain saying why. */
+static void run_mma_rules(void) {
+  int di, off, ok;
+  bmm_table_rule r[2];
+  memset(r, 0, sizeof r);
+  r[0].strategy = BMM_CUDA_MMA, r[1].strategy = BMM_CUDA_LOOP;
+  for (int cc = 90; cc >= 75; cc -= 15) {
+    g_emu_cc = cc;
+    bmm__cuda_devices[0].ready = 0; /* queried again: the new compute capability */
+    for (di = 0; di < NDT; ++di)
+      for (off = 0; off < 2; ++off) {
+        const int half = g_dtypes[di] == BMM_F16 || g_dtypes[di] == BMM_BF16;
+        std::vector<char> A(37 * 3 * 25 * 16), B(37 * 25 * 2 * 16), C(37 * 3 * 2 * 16), Bi(2 * 16);
+        bmmx_case c;
+        bmm_problem p;
+        char why[2048];
+        memset(&c, 0, sizeof c);
+        c.dtype = g_dtypes[di], c.batch = 37, c.m = 3, c.n = 2, c.k = 25;
+        c.layout = off ? BMMX_SHARED_B_BIAS : BMMX_ROWMAJOR;
+        run(&c, 1.5, off ? 0.0 : -0.5, off, 0, off, r);
+        p = bmmx_problem(&c, A.data(), B.data(), C.data(), NULL);
+        if (off) p.bias = Bi.data();
+        bmm_set_table(BMM_BACKEND_CUDA, r, 2);
+        ok = bmm_explain(&p, BMM_BACKEND_CUDA, why, sizeof why) == BMM_OK &&
+             (half && cc >= 80 ? strstr(why, "kernel=bmm__cuda_mma<") != NULL
+                               : strstr(why, "kernel=bmm__cuda_loop<") != NULL) &&
+             (!half || cc >= 80 || strstr(why, "needs compute capability 8.0"));
+        bmm_set_table(BMM_BACKEND_CUDA, NULL, 0);
+        BMMX_CHECK(ok, "cuda_mma rule, %s, compute capability %d: %s", bmm_dtype_name(c.dtype), cc,
+                   why);
+        p.strategy = BMM_CUDA_MMA;
+        g_emu_error[0] = 0; /* no footprints registered for these buffers (as check_explain) */
+        g_chk.regions.clear(), g_chk.error[0] = 0;
+        {
+          const bmm_status s = bmm_cuda(&p, 0);
+          BMMX_CHECK(half && cc >= 80 ? s == BMM_OK
+                                      : s == BMM_UNSUPPORTED &&
+                                            strstr(bmm_last_error(), half ? "compute capability 8.0"
+                                                                          : "f16 and bf16"),
+                     "forced cuda_mma, %s, compute capability %d: %s (%s)", bmm_dtype_name(c.dtype),
+                     cc, bmm_status_name(s), bmm_last_error());
+        }
+      }
+  }
+  g_emu_cc = 90;
+  bmm__cuda_devices[0].ready = 0;
+}
+
 /* A device check_auto_plans plans a default table on: the table's arch, the
    shared memory a block it grants, and where that limit changes the launch,
    one problem whose explain must say how (else dt is 0) */
@@ -911,6 +1034,8 @@ static void check_explain(void) {
          one warp */
       {BMM_C128, 2, 32, 32, 128, BMMX_ROWMAJOR, BMM_CUDA_WARP_STAGED,
        "bmm__cuda_warp_staged<bmm_c128>", " batch_per_block=1 (per warp) warps=1"},
+      /* tensor cores: 3 x 3 tiles of 32 x 32 a batch entry, 4 warps */
+      {BMM_BF16, 2, 65, 70, 40, BMMX_COL_A, BMM_CUDA_MMA, "bmm__cuda_mma<bmm__cuda_bf16>", ""},
       /* the sm_90 rules the H200 measured (2026-11-26) */
       {BMM_F32, 300, 4, 4, 4, BMMX_ROWMAJOR, BMM_STRATEGY_AUTO, "bmm__cuda_fixed4x4<float>",
        " sums=4x4"},
@@ -944,11 +1069,13 @@ static void check_explain(void) {
     g_chk.regions.clear(), g_chk.error[0] = 0; /* no footprints registered for these buffers */
     g_last_smem = 0;
     ok = bmm_cuda(&p, 0) == BMM_OK;
-    /* the recorded text is "bmm__cuda_loop<T>": compare up to the '<' */
+    /* the recorded text is "bmm__cuda_loop<T>": compare up to the '<'; explain's
+       smem of TILED and MMA is their static shared memory, the launch's dynamic 0 */
     snprintf(want, sizeof want, "%s", bmm_emu_last_kernel);
     if (strchr(want, '<')) strchr(want, '<')[1] = 0;
     ok = ok && strncmp(kern, want, strlen(want)) == 0 && grid == g_last_grid &&
-         block == g_last_block && (strstr(kern, "tiled") || smem == (long long)g_last_smem) &&
+         block == g_last_block &&
+         (strstr(kern, "tiled") || strstr(kern, "mma") || smem == (long long)g_last_smem) &&
          (!ex[e].kernel[0] || strcmp(kern, ex[e].kernel) == 0) &&
          (ex[e].says[0] ? strstr(why, ex[e].says) != NULL : strstr(why, " sums=") == NULL);
     if (e < 2) snprintf(names[e], sizeof names[e], "%s", kern);
@@ -1128,6 +1255,7 @@ int main(int argc, char **argv) {
   run_grid_stride();
   run_uncompiled_rule();
   run_unresident_rule();
+  run_mma_rules();
   check_auto_plans();
   check_explain();
   printf("tunables (table rules) done; %ld emulated launches\n", g_launches);

@@ -506,8 +506,11 @@ static void model_row_run(const model_row *row, bmm_strategy st, int arch, doubl
          t.s_req ? t.wavefronts / t.s_req : 0, t.s_req ? t.s_ideal / t.s_req : 0, t.nres * t.block,
          t.distinct, r.inflight_kb, r.pct,
          /* v1 costs a cp.async like a load that holds its lane: the overlap
-            the kernel exists for is not in the model */
-         strcmp(kern, "async") ? r.reason : "not modelled: cp.async costed as blocking loads",
+            the kernel exists for is not in the model; nor the tensor cores'
+            rate (MMA's loads and shared traffic are traced as any kernel's) */
+         !strcmp(kern, "async") ? "not modelled: cp.async costed as blocking loads"
+         : !strcmp(kern, "mma") ? "not modelled: the tensor cores' rate"
+                                : r.reason,
          mb > 0   ? "memory-bound"
          : mb < 0 ? "launch-bound"
                   : "compute-bound");

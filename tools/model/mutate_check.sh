@@ -10,6 +10,9 @@
 #   wsync      WARP_STAGED sums a group without the __syncwarp after staging
 #   wsyncend   WARP_STAGED restages without the __syncwarp after the sums
 #   tiledbuf   TILED stores the next K step into the tiles being summed
+#   mmafrag    MMA reads A's second fragment register from row g, not g + 8
+#   mmabar     MMA restages without the barrier after the products
+#   mmaswz     MMA reads B's fragments without the rotation its stores use
 #   noregs     the grid's residency counts 1 register a thread (caught
 #              by explain's check against the model's occupancy calculator)
 # And three in a patched copy of tools/model/bmm_model.h, caught by the
@@ -19,9 +22,9 @@
 #   work       the launch's work is the grid, not the traced blocks' stores (model v1)
 # Usage: sh tools/model/mutate_check.sh [filter]   (EMU_ONLY filter, default
 # "cuda_staged f32"; the ASYNC mutants run "cuda_async f32", the WARP_STAGED
-# ones "cuda_warp_staged f32", tiledbuf "cuda_tiled f32"); MUTANTS="..."
-# picks among the kernel mutants. Not part of ninja test: twelve clang builds,
-# minutes.
+# ones "cuda_warp_staged f32", tiledbuf "cuda_tiled f32", the MMA ones
+# "cuda_mma f16"); MUTANTS="..." picks among the kernel mutants. Not part of
+# ninja test: fifteen clang builds, minutes.
 set -u
 filter=${1:-cuda_staged f32}
 dir=build/cuda_emu/mut
@@ -46,7 +49,7 @@ mutate() {
   fi
   build_check $1
 }
-for m in ${MUTANTS:-offby1 race misalign asyncwait asyncbar wsync wsyncend tiledbuf noregs}; do
+for m in ${MUTANTS:-offby1 race misalign asyncwait asyncbar wsync wsyncend tiledbuf mmafrag mmabar mmaswz noregs}; do
   flt=$filter
   case $m in
   offby1) expr='s|dst\[\(e / row\) \* ld \+ e % row\] = src\[e\];|dst[(e / row) * ld + e % row + 1] = src[e];|'
@@ -65,6 +68,12 @@ for m in ${MUTANTS:-offby1 race misalign asyncwait asyncbar wsync wsyncend tiled
             want='shared-memory race' flt='cuda_warp_staged f32' ;;
   tiledbuf) expr='s|bmm__cuda_tile_put<TL>\(sA\[\(q \+ 1\) % NB\], sB\[\(q \+ 1\) % NB\]|bmm__cuda_tile_put<TL>(sA[q], sB[q]|'
             want='shared-memory race' flt='cuda_tiled f32' ;;
+  mmafrag) expr='s|fa\[1\] = sA\[wm \+ g \+ 8\]\[tg\];|fa[1] = sA[wm + g][tg];|'
+           want='worst error/bound' flt='cuda_mma f16' ;;
+  mmabar) expr='s|__syncthreads\(\); /\* every warp done with the tiles|; /* every warp done with the tiles|'
+          want='shared-memory race' flt='cuda_mma f16' ;;
+  mmaswz) expr='s|fb\[0\] = sB\[wn \+ 8 \* nt \+ g\]\[bmm__cuda_mma_swz\(tg, wn \+ 8 \* nt \+ g\)\];|fb[0] = sB[wn + 8 * nt + g][tg];|'
+          want='worst error/bound' flt='cuda_mma f16' ;;
   noregs) expr='s|fa.numRegs = k->regs;|fa.numRegs = 1;|'
           want='the occupancy calculator' ;;
   esac
