@@ -75,7 +75,11 @@
    template, its BMM__CUDA_VARIANTS row, its bmm__cuda_shape_<name> function
    (the pick does not compile without it) and, if the table should pick it,
    a rule in BMM__CUDA_SEED_RULES or the model tables (then regenerate the
-   tables/ files; build/bmm-tune-model --model ranks it by the model). */
+   tables/ files; build/bmm-tune-model --model ranks it by the model); its
+   kernel's registers in tools/model/ptxas_sm80_sm90.csv (the emulator's
+   cudaFuncGetAttributes: sh tools/model/ptxas_resources.sh). A kernel for
+   some dtypes only claims them by a flag (BMM_CLAIM_HALVES_ONLY) and leaves
+   the others' instantiations empty (cuda_mma). */
 
 #include <cuda_runtime.h>
 #include <cuda_occupancy.h> /* the Toolkit's occupancy calculator: a header, nothing to link */
