@@ -3664,22 +3664,23 @@ static const struct claim_flags {
    such a strategy cannot end a table (it claims no f32 problem), so a table
    whose catch-all names it is refused. */
 static void test_halves_only_claim(void) {
-  const struct claim_flags *list = claim_list;
   static const bmm_dtype dts[] = {BMM_F32, BMM_F64, BMM_C64, BMM_C128, BMM_F16, BMM_BF16};
   double buf[3][64];
+  bmm_problem f32;
   size_t i, d;
   int flagged = 0;
   memset(buf, 0, sizeof buf);
+  f32 = bmm_problem_rowmajor(BMM_F32, 2, 2, 2, 2, buf[0], buf[1], buf[2]);
   for (i = 0; i < sizeof claim_list / sizeof claim_list[0]; ++i) {
-    flagged += (list[i].cf & BMM_CLAIM_HALVES_ONLY) != 0;
+    const bmm_strategy st = claim_list[i].s;
+    const unsigned cf = claim_list[i].cf;
+    flagged += (cf & BMM_CLAIM_HALVES_ONLY) != 0;
     for (d = 0; d < sizeof dts / sizeof dts[0]; ++d) {
       const bmm_problem p = bmm_problem_rowmajor(dts[d], 2, 2, 2, 2, buf[0], buf[1], buf[2]);
-      const bmm_problem f32 = bmm_problem_rowmajor(BMM_F32, 2, 2, 2, 2, buf[0], buf[1], buf[2]);
       const int half = dts[d] == BMM_F16 || dts[d] == BMM_BF16;
-      const int want = (list[i].cf & BMM_CLAIM_HALVES_ONLY) ? half : claims(list[i].s, &f32);
-      CHECK(claims(list[i].s, &p) == want, "%s claims a 2x2x2 %s problem %d (claim flags %u)",
-            bmm_strategy_name(list[i].s), bmm_dtype_name(dts[d]), claims(list[i].s, &p),
-            list[i].cf);
+      const int want = (cf & BMM_CLAIM_HALVES_ONLY) ? half : claims(st, &f32);
+      CHECK(claims(st, &p) == want, "%s claims a 2x2x2 %s problem %d (claim flags %u)",
+            bmm_strategy_name(st), bmm_dtype_name(dts[d]), claims(st, &p), cf);
     }
   }
   CHECK(flagged == 1, "%d strategies with BMM_CLAIM_HALVES_ONLY (cuda_mma alone expected)",
@@ -3712,15 +3713,15 @@ static void test_cublas_claim_conj(void) {
   CHECK(!claims(BMM_CUDA_CUBLAS, &p), "cuda_cublas claims a problem with b.conj");
   /* every strategy as its list's claim-flags column says */
   {
-    const struct claim_flags *list = claim_list;
     bmm_problem plain = p;
     size_t i;
     plain.a.conj = plain.b.conj = 0;
-    for (i = 0; i < sizeof claim_list / sizeof claim_list[0]; ++i)
-      CHECK(claims(list[i].s, &p) == (claims(list[i].s, &plain) && (list[i].cf & BMM_CLAIM_CONJ)),
+    for (i = 0; i < sizeof claim_list / sizeof claim_list[0]; ++i) {
+      const bmm_strategy st = claim_list[i].s;
+      CHECK(claims(st, &p) == (claims(st, &plain) && (claim_list[i].cf & BMM_CLAIM_CONJ)),
             "%s: claims a b.conj problem %d, its plain twin %d, claim flags %u",
-            bmm_strategy_name(list[i].s), claims(list[i].s, &p), claims(list[i].s, &plain),
-            list[i].cf);
+            bmm_strategy_name(st), claims(st, &p), claims(st, &plain), claim_list[i].cf);
+    }
   }
 }
 
