@@ -726,9 +726,11 @@ static const char *bmm__cpu_core_name(int core) {
      2..64) and 1.02-1.52x that of 1024 on 15, in both orders; the halves
      follow Intel's rule by entry size (K = 2..16: 4096 0.87-1.0 of 1024's
      time, K = 40, 64: 1024 0.81-0.98 of 4096's), f32's blocks (entries of
-     at most 120 bytes there) 1024 (3x1x4, 2x1x8, 4x1x5: 0.80-0.87 of
-     4096's time); bench/notes/cpu.md, "2026-11-30 (15:43-18:43 UTC)".
-     AVX2's 8-row blocks take f32's 1024. Per entry, dot products (one
+     at most 120 bytes there) 512 (3x1x4, 2x1x8, 4x1x5: 0.80-0.87 of
+     4096's time at 1024, bench/notes/cpu.md, "2026-11-30 (15:43-18:43
+     UTC)"; then 3x1x1..4 0.85-0.95 of 1024's at 512, both orders, 2x1x8
+     and 4x1x5 unchanged, none 0.92-1.29: "2026-12-07 (21:59").
+     AVX2's 8-row blocks take f32's 512. Per entry, dot products (one
      column of C; f32, f64, complex): none up to 1280 bytes of A and B, 2048
      past. With none, f64 3x1xK at K = 1..40 (32-1280 bytes) took 0.81-0.99
      of 4096's time, f32 3x1xK at K = 5..64 0.89-0.99, c64 3x1x12 0.93-0.96
@@ -765,7 +767,7 @@ static int bmm__cpu_pf_bytes(int vrows, bmm_dtype dt, double entry_bytes, int fo
   if (!vrows && form != BMM__CPU_PF_DOTS)
     return dt == BMM_F64 && form == BMM__CPU_PF_TILE_KANY ? 2048 : 0;
   if (!vrows) return entry_bytes > BMM__CPU_PF_ENTRY_NEAR_BYTES ? 2048 : 0;
-  if (core == BMM__CORE_AMD19 && dt == BMM_F32) return 1024;
+  if (core == BMM__CORE_AMD19 && dt == BMM_F32) return 512;
   return entry_bytes <= BMM__CPU_PF_NEAR_BYTES ? 4096 : 1024;
 #endif
 }
@@ -2016,8 +2018,11 @@ static void bmm__cpu_explain_choice(const bmm_plan *pl, char *buf, size_t len) {
   } else if (ch.vrows && used < len) {
     snprintf(buf + used, len - used,
              "; %s read by the kernel (AVX-512: 16 rows of C to a vector, each row's products "
-             "summed %s), sums in f32, C rounded once on store",
-             bmm_dtype_name(pl->dtype), pl->k <= 8 ? "in turn" : "by a fixed tree");
+             "summed %s), sums in f32, C rounded once on store%s",
+             bmm_dtype_name(pl->dtype), pl->k <= 8 ? "in turn" : "by a fixed tree",
+             pl->dtype == BMM_BF16 && BMM__CPU_AVX512BF16
+                 ? " by vcvtneps2bf16 (16 rows holding an f32 subnormal by integer rounding)"
+                 : "");
     used = strlen(buf);
   } else if (ch.fused && used < len) {
     snprintf(buf + used, len - used,
@@ -2692,6 +2697,17 @@ BMM__INLINE __m512 BMM__FN(cvt16n)(__m256i h, int64_t n) {
 }
 BMM__INLINE __m256i BMM__FN(vhalf16)(__m512 v) {
 #ifdef BMM__CPU_HALF_IS_BF16
+#if BMM__CPU_AVX512BF16
+  /* AVX-512 BF16's vcvtneps2bf16 is bmm_f32_to_bf16 but for f32 subnormals
+     (taken as zero): one instruction and a class test where the shifts and
+     adds below take eight */
+  if (!_mm512_fpclass_ps_mask(v, 0x20)) {
+    const __m256bh b = _mm512_cvtneps_pbh(v);
+    __m256i h;
+    memcpy(&h, &b, 32); /* a register's bits as they are (no cast between these types) */
+    return h;
+  }
+#endif
   /* bmm_f32_to_bf16 on 16 lanes (as bmm__cpu_bf16_round8 on 8; twice that
      took 22 instructions and, in the unrolled groups, 5 constants that gcc
      rebuilt for every group) */

@@ -1209,13 +1209,24 @@ static void tprob_cancel(tprob *t, bmm_dtype dt) {
   }
 }
 
+/* Every element of t's operand o (init and alloc alike) times 2^s */
+static void tprob_scale(tbuf *o, bmm_dtype dt, int s) {
+  int64_t i;
+  for (i = 0; i < o->count; ++i) {
+    const double x = ldexp(bmm_element_get(dt, o->init, i), s);
+    bmm_element_set(dt, o->init, i, x), bmm_element_set(dt, o->alloc, i, x);
+  }
+}
+
 /* f16 and bf16 read by cpu_small's dot kernels themselves (issue 23,
    bmm__cpu_fused, where the build has F16C / SSE2): m = 1..4 x 1 x k for
    k = 1..64 (the constant-k kernels and the run-time-k ones), every
    alpha/beta/bias mode, row-major and shared B, odd batches and pointers at
    odd element offsets (tprob's guards), products that cancel (tprob_cancel). Each result must be
    within the bound of the reference (tprob_verify) and have the bits of the f32 kernel run on the
-   halves' f32 values, then rounded once: the fused kernels keep the f32 kernel's order of additions
+   halves' f32 values, then rounded once (bf16 at every third k scaled so that C's f32 values are
+   subnormal: the 16-rows path's vcvtneps2bf16 takes those as zero, they must round as the rest):
+   the fused kernels keep the f32 kernel's order of additions
    and a product of two halves is exact in f32. Where explain says 16 rows of C to a vector
    (AVX-512), the bits are those of vrows_model instead, and every problem here must take that path.
    Explain must name the fused path where it is built, the conversion where
@@ -1224,7 +1235,7 @@ static void test_half_fused(void) {
   static const bmm_dtype dts[] = {BMM_F16, BMM_BF16};
   static const int layouts[] = {BMMX_ROWMAJOR, BMMX_SHARED_B_BIAS};
   int d, m, k, l, idx = 0;
-  long bad_bits = 0, not_fused = 0, checked = 0, vrows_calls = 0;
+  long bad_bits = 0, not_fused = 0, checked = 0, vrows_calls = 0, subnormal = 0;
   char buf[1024];
   for (d = 0; d < 2; ++d)
     for (m = 1; m <= 4; ++m)
@@ -1242,6 +1253,10 @@ static void test_half_fused(void) {
           snprintf(label, sizeof label, "fused %s #%d", bmm_dtype_name(dt), idx);
           tprob_make(&t, &p, bias, (uint64_t)idx + 47000, label);
           tprob_cancel(&t, dt);
+          if (dt == BMM_BF16 && k % 3 == 1) { /* products near 2^-130, C and bias near 2^-128 */
+            tprob_scale(&t.a, dt, -64), tprob_scale(&t.b, dt, -64);
+            tprob_scale(&t.c, dt, -128), tprob_scale(&t.bias, dt, -128);
+          }
           ++idx;
           if (!tprob_run(&t, BMM_CPU_SMALL, idx % 2)) {
             tprob_free(&t);
@@ -1257,6 +1272,10 @@ static void test_half_fused(void) {
                      buf, fused_built))
             ++not_fused;
           vrows = contains(buf, "16 rows of C to a vector");
+          CHECK(contains(buf, "by vcvtneps2bf16") ==
+                    (vrows && dt == BMM_BF16 && BMM__CPU_AVX512BF16),
+                "%s %dx1x%d: explain `%s` names bf16's store conversion", bmm_dtype_name(dt), m, k,
+                buf);
           /* the f32 kernel on the f32 values (or, for vrows, its lane by lane
              model), rounded once: the same bits */
           {
@@ -1284,8 +1303,11 @@ static void test_half_fused(void) {
               double want = 0;
               bmm_element_set(dt, &want, 0, (double)fc[i]);
               if (t.mask[i]) {
+                uint16_t w;
+                memcpy(&w, &want, 2);
                 ++checked;
                 bad_bits += memcmp(t.c.alloc + (size_t)i * 2, &want, 2) != 0;
+                subnormal += dt == BMM_BF16 && (w & 0x7f80) == 0 && (w & 0x7f) != 0;
               }
             }
             for (o = 0; o < 4; ++o)
@@ -1298,15 +1320,16 @@ static void test_half_fused(void) {
         "on their f32 values rounded once",
         bad_bits, checked);
   CHECK(not_fused == 0, "fused halves: %ld problems explained otherwise", not_fused);
+  CHECK(subnormal > 1000, "fused halves: %ld bf16 results subnormal (the scaled cases)", subnormal);
   /* where built, every one of these problems runs 16 rows to a vector */
   CHECK(vrows_calls == (BMM__CPU_VROWS_f16 + BMM__CPU_VROWS_bf16) * 4 * 64 * 2,
         "fused halves: %ld problems ran 16 rows to a vector", vrows_calls);
   printf("     fused path: f16 %s, bf16 %s; 16 rows to a vector: f16 %s, bf16 %s; %ld C elements "
-         "bit-compared\n",
+         "bit-compared (%ld bf16 subnormal)\n",
          BMM__CPU_FUSED_f16 ? "built" : "not built (converting driver)",
          BMM__CPU_FUSED_bf16 ? "built" : "not built (converting driver)",
          BMM__CPU_VROWS_f16 ? "built" : "not built", BMM__CPU_VROWS_bf16 ? "built" : "not built",
-         checked);
+         checked, subnormal);
 }
 
 /* The public suite (bench/suite.csv), the benchmark's cases, run here over
@@ -2686,7 +2709,7 @@ static int want_pf_bytes(int core, int vrows, bmm_dtype d, int64_t entry, int64_
   if (core == BMM__CORE_INTEL) return !vrows ? 2048 : entry <= 160 ? 4096 : 1024;
   if (core == BMM__CORE_AMD19 && !vrows && n > 1) return d == BMM_F64 && kany ? 2048 : 0;
   if (core == BMM__CORE_AMD19 && !vrows) return entry > 1280 ? 2048 : 0;
-  if (core == BMM__CORE_AMD19) return d == BMM_F32 ? 1024 : entry <= 160 ? 4096 : 1024;
+  if (core == BMM__CORE_AMD19) return d == BMM_F32 ? 512 : entry <= 160 ? 4096 : 1024;
   return vrows ? 16384 : 4096;
 #endif
 }
