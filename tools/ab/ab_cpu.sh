@@ -3,7 +3,8 @@
 # tree, NEW = "."): both builds live in one process and are called alternately,
 # so a noisy shared machine slows both alike. Usage:
 #   sh tools/ab/ab_cpu.sh OLD [NEW] [ab_cpu options: --mb N --reps R --only NAME]
-# Flags: CFLAGS (default "-O3 -march=native -fopenmp"). Output: CSV on stdout,
+# Flags: CFLAGS (default "-O3 -march=native -fopenmp"); ROWS: a CSV of rows in the suite's
+# format (default bench/suite.csv). Output: CSV on stdout,
 # last line the geometric mean of new/old time; exit 1 if any row's bits differ.
 set -e
 old=$1; shift
@@ -22,6 +23,6 @@ side() { # side NAME REV
 }
 side old "$old"
 side new "$new"
-${CC:-cc} -std=c99 $flags -I. tools/ab/ab_cpu.c -o "$out/ab_cpu" -ldl -lm
+${CC:-cc} -std=c99 -D_POSIX_C_SOURCE=200809L $flags -I. tools/ab/ab_cpu.c -o "$out/ab_cpu" -ldl -lm
 echo "# ab_cpu: old=$old new=$new flags=$flags; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ') model $(grep -m1 '^model[[:space:]]' /proc/cpuinfo | cut -d: -f2 | tr -d ' '); $(date -u '+%Y-%m-%d %H:%M UTC')"
-"$out/ab_cpu" "$out/old/libab.so" "$out/new/libab.so" bench/suite.csv "$@"
+"$out/ab_cpu" "$out/old/libab.so" "$out/new/libab.so" "${ROWS:-bench/suite.csv}" "$@"
