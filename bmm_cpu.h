@@ -293,19 +293,32 @@ BMM__INLINE __m256i bmm__cpu_bf16_round8(__m256i x) {
   return _mm256_blendv_epi8(r, _mm256_or_si256(hi, _mm256_set1_epi32(0x40)), nan);
 }
 #endif
+#if BMM__CPU_AVX512BF16
+/* vcvtneps2bf16 on 16 lanes, and (sub) the lanes where it is not
+   bmm_f32_to_bf16: f32 subnormals, which it takes as zero */
+BMM__INLINE __m256i bmm__cpu_bf16_cvtne16(__m512 x, __mmask16 *sub) {
+  const __m256bh h = _mm512_cvtneps_pbh(x);
+  __m256i r;
+#ifdef __AVX512DQ__
+  *sub = _mm512_fpclass_ps_mask(x, 0x20); /* denormal: one test */
+#else /* AVX-512 F alone: below the least normal in magnitude, not zero */
+  *sub = _mm512_cmp_ps_mask(_mm512_abs_ps(x), _mm512_set1_ps(1.17549435e-38f), _CMP_LT_OQ) &
+         _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NEQ_UQ);
+#endif
+  memcpy(&r, &h, 32); /* a register's bits as they are (no cast between these types) */
+  return r;
+}
+#endif
 static void bmm__cpu_from_f32_bf16(bmm_bf16 *dst, int64_t ds, const float *src, int64_t ss,
                                    int64_t n) {
   int64_t i = 0;
 #if BMM__CPU_AVX512BF16
   if (ds == 1 && ss == 1)
     for (; i + 16 <= n; i += 16) {
-      const __m512 x = _mm512_loadu_ps(src + i);
-      const __m256bh h = _mm512_cvtneps_pbh(x);
-      const __mmask16 sub =
-          _mm512_cmp_ps_mask(_mm512_abs_ps(x), _mm512_set1_ps(1.17549435e-38f), _CMP_LT_OQ) &
-          _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NEQ_UQ);
+      __mmask16 sub;
+      const __m256i h = bmm__cpu_bf16_cvtne16(_mm512_loadu_ps(src + i), &sub);
       int q;
-      memcpy(dst + i, &h, 32);
+      _mm256_storeu_si256((__m256i *)(void *)(dst + i), h);
       for (q = 0; sub && q < 16; ++q)
         if (sub >> q & 1) dst[i + q] = bmm_f32_to_bf16(src[i + q]);
     }
@@ -2698,14 +2711,11 @@ BMM__INLINE __m512 BMM__FN(cvt16n)(__m256i h, int64_t n) {
 BMM__INLINE __m256i BMM__FN(vhalf16)(__m512 v) {
 #ifdef BMM__CPU_HALF_IS_BF16
 #if BMM__CPU_AVX512BF16
-  /* AVX-512 BF16's vcvtneps2bf16 is bmm_f32_to_bf16 but for f32 subnormals
-     (taken as zero): one instruction and a class test where the shifts and
-     adds below take eight */
-  if (!_mm512_fpclass_ps_mask(v, 0x20)) {
-    const __m256bh b = _mm512_cvtneps_pbh(v);
-    __m256i h;
-    memcpy(&h, &b, 32); /* a register's bits as they are (no cast between these types) */
-    return h;
+  { /* vcvtneps2bf16 and a class test where the shifts and adds below take
+       eight; a vector holding an f32 subnormal goes on below */
+    __mmask16 sub;
+    const __m256i h = bmm__cpu_bf16_cvtne16(v, &sub);
+    if (!sub) return h;
   }
 #endif
   /* bmm_f32_to_bf16 on 16 lanes (as bmm__cpu_bf16_round8 on 8; twice that
